@@ -1,0 +1,27 @@
+"""gpusim: run numba.cuda kernels on the CPU, all threads at once, and find their faults.
+
+See ``gpusim.lanes`` for the execution model.
+"""
+
+from .faults import (
+    BarrierDivergence,
+    DataRace,
+    KernelCompileError,
+    KernelError,
+    KernelFault,
+    KernelSyntaxError,
+    KernelTimeout,
+    LaunchError,
+    OutOfBounds,
+    UninitializedRead,
+    UnsupportedConstruct,
+)
+from .launch import Kernel, compile_kernel, jit, launch
+from .observers import AccessEvent, ArrayInfo, LaunchInfo, Observer
+from .report import LaunchReport
+
+__all__ = [
+    "AccessEvent", "ArrayInfo", "BarrierDivergence", "DataRace", "Kernel", "KernelCompileError", "KernelError",
+    "KernelFault", "KernelSyntaxError", "KernelTimeout", "LaunchError", "LaunchInfo", "LaunchReport",
+    "Observer", "OutOfBounds", "UninitializedRead", "UnsupportedConstruct", "compile_kernel", "jit", "launch",
+]

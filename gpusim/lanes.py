@@ -1,0 +1,827 @@
+"""Lanes back end: ``FunctionIR`` -> Python source over NumPy lane vectors.
+
+The execution model (read this first)
+-------------------------------------
+* A **lane** is one CUDA thread. A chunk of whole blocks runs at once: lane ``k`` of a chunk is thread
+  ``k % T`` of the chunk's block ``k // T`` (``T`` threads per block, numbered x-fastest), so the 32 lanes of a
+  warp sit side by side.
+* A **varying** value (thread index, anything computed from it, shared/local memory reads) is a NumPy vector
+  with one entry per lane. A **uniform** value (literals, ``blockDim``, scalar arguments, loop counters of
+  uniform loops, global reads at a uniform index) is a plain scalar, so uniform control flow stays plain
+  Python and costs nothing per lane.
+* A **mask** is a boolean lane vector: the lanes executing the current statement. A divergent ``if`` runs its
+  body under ``mask & cond`` and its ``else`` under ``mask & ~cond``; a divergent loop runs until no lane is
+  left in its mask; ``break``/``continue``/``return`` taken by some lanes remove them from the mask (for the
+  rest of the iteration, the loop, or the function). Assignments under a partial mask merge
+  (``np.where(mask, new, old)``); memory accesses touch only active lanes, so an index that would be out of
+  bounds on a masked-off lane is harmless.
+* A **barrier** (``syncthreads``) is legal only where every live (not yet returned) thread of the block is
+  active; otherwise it is a ``BarrierDivergence`` fault. Lanes execute a statement together, so a barrier
+  orders nothing by itself: the race tracker (``races.py``) records barrier epochs and flags any two
+  unordered accesses to one element by different threads, at least one a write, not both atomic — lockstep
+  execution never hides a race.
+* Loops count steps; past the budget a ``KernelTimeout`` fault ends the launch.
+
+Not supported (a compile-time ``UnsupportedConstruct`` names the construct and line): lists, dicts, strings,
+comprehensions, lambdas, nested functions, classes, try/with/raise, recursion, ``for`` over anything but
+``range``, array slicing, arrays chosen per thread, ``*args``. Integer arithmetic follows NumPy's promotion
+(literals are int64/float64 like numba's), so int32 + int32 stays int32 where numba widens to int64: the
+values differ only on overflow.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .frontend import (
+    MATH_CONSTS,
+    ConstArrayRef,
+    CudaRef,
+    DeviceFnRef,
+    DTypeRef,
+    FunctionIR,
+    const_eval,
+    qualified,
+)
+
+BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+          ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitXor: "^",
+          ast.BitAnd: "&"}
+FLOP_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "special"}
+CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+CUDA_VALUES = {"threadIdx.x": "_tx", "threadIdx.y": "_ty", "threadIdx.z": "_tz", "blockIdx.x": "_bx",
+               "blockIdx.y": "_by", "blockIdx.z": "_bz", "blockDim.x": "_bdx", "blockDim.y": "_bdy",
+               "blockDim.z": "_bdz", "gridDim.x": "_gdx", "gridDim.y": "_gdy", "gridDim.z": "_gdz",
+               "laneid": "_lane", "warpsize": "_ws"}
+ATOMICS = {"atomic.add": "add", "atomic.sub": "sub", "atomic.max": "max", "atomic.min": "min",
+           "atomic.exch": "exch", "atomic.inc": "inc", "atomic.dec": "dec", "atomic.and_": "and",
+           "atomic.or_": "or", "atomic.xor": "xor", "atomic.nanmax": "max", "atomic.nanmin": "min"}
+SHUFFLES = {"shfl_sync": "idx", "shfl_up_sync": "up", "shfl_down_sync": "down", "shfl_xor_sync": "xor"}
+
+
+@dataclass
+class Compiled:
+    """Generated Python for one kernel (and the device functions it calls)."""
+
+    name: str
+    source: str            # the generated module text
+    func: Any              # the kernel entry: func(rt, *args)
+    line_map: dict[int, int]  # generated line -> kernel source line
+    filename: str          # the kernel's file
+
+
+class Ctx:
+    """Where code is being generated: the current mask, whether assignments must merge, enclosing loop."""
+
+    def __init__(self, mask: str, partial: bool, loop: dict | None):
+        self.mask = mask
+        self.partial = partial
+        self.loop = loop
+
+
+class FunctionGen:
+    def __init__(self, module: ModuleGen, ir: FunctionIR, fname: str, instrument: bool):
+        self.mod = module
+        self.ir = ir
+        self.fname = fname
+        self.instrument = instrument
+        self.out: list[tuple[str, int]] = []
+        self.indent = 1
+        self.n = 0
+        self.cur_line = ir.tree.lineno
+
+    # -- helpers --------------------------------------------------------------------------------------
+    def tmp(self, prefix: str = "_t") -> str:
+        self.n += 1
+        return f"{prefix}{self.n}"
+
+    def emit(self, code: str) -> None:
+        self.out.append(("    " * self.indent + code, self.cur_line))
+
+    def var(self, name: str) -> str:
+        return f"v_{name}"
+
+    def const(self, value: Any) -> str:
+        return self.mod.const(value)
+
+    def exit_var(self) -> str:
+        return "_done"
+
+    # -- function -------------------------------------------------------------------------------------
+    def generate(self) -> None:
+        ir = self.ir
+        params = [self.var(p) for p in ir.params]
+        if ir.is_kernel:
+            head = f"def {self.fname}(rt, {', '.join(params)}):" if params else f"def {self.fname}(rt):"
+        else:
+            head = f"def {self.fname}(rt, _m0{''.join(', ' + p for p in params)}):"
+        self.out.append((head, ir.tree.lineno))
+        self.emit("_tx, _ty, _tz, _bx, _by, _bz = rt.tx, rt.ty, rt.tz, rt.bx, rt.by, rt.bz")
+        self.emit("_bdx, _bdy, _bdz, _gdx, _gdy, _gdz = rt.bdx, rt.bdy, rt.bdz, rt.gdx, rt.gdy, rt.gdz")
+        self.emit("_lane, _ws = rt.laneid, rt.warpsize")
+        if ir.is_kernel:
+            self.emit("_m0 = rt.all_lanes")
+            self.emit("_done = rt.no_lanes")
+        else:
+            self.emit("_done = rt.no_lanes")
+            self.emit("_rv = None")
+        for name in sorted(ir.varying - set(ir.params)):
+            self.emit(f"{self.var(name)} = None")
+        ctx = Ctx("_m0", False, None)
+        self.block(ir.tree.body, ctx)
+        if not ir.is_kernel:
+            self.emit("return _rv")
+
+    # -- statements -----------------------------------------------------------------------------------
+    def block(self, body: list[ast.stmt], ctx: Ctx) -> None:
+        for s in body:
+            self.cur_line = s.lineno
+            ended = self.stmt(s, ctx)
+            if ended:
+                return
+
+    def exits_in(self, node: ast.AST) -> tuple[bool, bool, bool]:
+        """(masked return, masked break, masked continue) inside ``node`` that escape it."""
+        ret = brk = cont = False
+
+        def walk(n: ast.AST, in_loop: bool) -> None:
+            nonlocal ret, brk, cont
+            for child in ast.iter_child_nodes(n):
+                if isinstance(child, ast.Return) and id(child) in self.ir.masked_exits:
+                    ret = True
+                elif isinstance(child, ast.Break) and id(child) in self.ir.masked_exits and not in_loop:
+                    brk = True
+                elif isinstance(child, ast.Continue) and id(child) in self.ir.masked_exits and not in_loop:
+                    cont = True
+                elif isinstance(child, ast.stmt):
+                    walk(child, in_loop or isinstance(child, (ast.For, ast.While)))
+
+        if isinstance(node, (ast.For, ast.While)):
+            walk(node, True)
+        else:
+            walk(node, False)
+        return ret, brk, cont
+
+    def refresh_mask(self, node: ast.AST, ctx: Ctx) -> None:
+        ret, brk, cont = self.exits_in(node)
+        if not (ret or brk or cont):
+            return
+        terms = [ctx.mask]
+        if ret:
+            terms.append("~_done")
+        if brk and ctx.loop is not None:
+            terms.append(f"~{ctx.loop['brk']}")
+        if cont and ctx.loop is not None:
+            terms.append(f"~{ctx.loop['cnt']}")
+        new = self.tmp("_m")
+        self.emit(f"{new} = {' & '.join(terms)}")
+        ctx.mask = new
+
+    def stmt(self, s: ast.stmt, ctx: Ctx) -> bool:
+        """Generate one statement; True when the rest of the block is dead (all its lanes left)."""
+        ir = self.ir
+        if isinstance(s, ast.Pass):
+            return False
+        if isinstance(s, ast.Expr):
+            self.expr(s.value, ctx, used=False)
+            self.refresh_mask(s, ctx)
+            return False
+        if isinstance(s, (ast.Assign, ast.AnnAssign)):
+            target = s.targets[0] if isinstance(s, ast.Assign) else s.target
+            if isinstance(s, ast.AnnAssign) and s.value is None:
+                return False
+            self.assign(target, s.value, ctx)
+            return False
+        if isinstance(s, ast.AugAssign):
+            self.augassign(s, ctx)
+            return False
+        if isinstance(s, ast.If):
+            self.if_stmt(s, ctx)
+            self.refresh_mask(s, ctx)
+            return False
+        if isinstance(s, ast.For):
+            self.for_stmt(s, ctx)
+            self.refresh_mask(s, ctx)
+            return False
+        if isinstance(s, ast.While):
+            self.while_stmt(s, ctx)
+            self.refresh_mask(s, ctx)
+            return False
+        if isinstance(s, ast.Break):
+            if id(s) in ir.masked_exits:
+                b = ctx.loop["brk"]
+                self.emit(f"{b} = {b} | {ctx.mask}")
+            else:
+                self.emit("break")
+            return True
+        if isinstance(s, ast.Continue):
+            if id(s) in ir.masked_exits:
+                c = ctx.loop["cnt"]
+                self.emit(f"{c} = {c} | {ctx.mask}")
+            else:
+                self.emit("continue")
+            return True
+        if isinstance(s, ast.Return):
+            self.return_stmt(s, ctx)
+            return True
+        raise ir.error(s, f"{type(s).__name__} is not supported")  # pragma: no cover - frontend rejects
+
+    def return_stmt(self, s: ast.Return, ctx: Ctx) -> None:
+        ir = self.ir
+        masked = id(s) in ir.masked_exits
+        if ir.is_kernel:
+            if masked:
+                self.emit(f"_done = _done | {ctx.mask}")
+                self.emit("rt.exited = _done")
+            else:
+                self.emit("return")
+            return
+        val = self.expr(s.value, ctx) if s.value is not None else "None"
+        if ir.has_masked_return:
+            if val != "None":
+                self.emit(f"_rv = rt.merge({ctx.mask}, {val}, _rv)")
+            if masked:
+                self.emit(f"_done = _done | {ctx.mask}")
+            else:
+                self.emit("return _rv")
+        else:
+            self.emit(f"return {val}")
+
+    def store_name(self, name: str, value: str, ctx: Ctx) -> None:
+        v = self.var(name)
+        if name in self.ir.varying:
+            if ctx.partial:
+                self.emit(f"{v} = rt.merge({ctx.mask}, {value}, {v})")
+            else:
+                self.emit(f"{v} = rt.lanes({value})")
+        else:
+            self.emit(f"{v} = {value}")
+
+    def assign(self, target: ast.AST, value: ast.AST, ctx: Ctx) -> None:
+        if isinstance(target, ast.Name):
+            if target.id in self.ir.arrays:
+                self.emit(f"{self.var(target.id)} = {self.array_decl(value, target.id, ctx)}")
+                return
+            self.store_name(target.id, self.expr(value, ctx), ctx)
+        elif isinstance(target, ast.Tuple):
+            if isinstance(value, ast.Tuple) and len(value.elts) == len(target.elts):
+                vals = []
+                for e in value.elts:
+                    t = self.tmp()
+                    self.emit(f"{t} = {self.expr(e, ctx)}")
+                    vals.append(t)
+            else:
+                t = self.tmp()
+                self.emit(f"{t} = {self.expr(value, ctx)}")
+                self.emit(f"if len({t}) != {len(target.elts)}: rt.unpack_error({len(target.elts)}, len({t}))")
+                vals = [f"{t}[{i}]" for i in range(len(target.elts))]
+            for tgt, v in zip(target.elts, vals):
+                if isinstance(tgt, ast.Name):
+                    self.store_name(tgt.id, v, ctx)
+                elif isinstance(tgt, ast.Subscript):
+                    self.store_subscript(tgt, v, ctx)
+                else:
+                    raise self.ir.error(tgt, "nested tuple targets are not supported")
+        elif isinstance(target, ast.Subscript):
+            self.store_subscript(target, self.expr(value, ctx), ctx)
+
+    def subscript_parts(self, node: ast.Subscript, ctx: Ctx) -> tuple[str, str]:
+        arr = self.array_ref(node.value, ctx)
+        sl = node.slice
+        elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+        idx = [self.expr(e, ctx) for e in elts]
+        return arr, "(" + "".join(f"{i}, " for i in idx) + ")"
+
+    def store_subscript(self, target: ast.Subscript, value: str, ctx: Ctx) -> None:
+        arr, idx = self.subscript_parts(target, ctx)
+        self.emit(f"rt.st({arr}, {ctx.mask}, {idx}, {value}, {target.lineno})")
+
+    def augassign(self, s: ast.AugAssign, ctx: Ctx) -> None:
+        op = BINOPS[type(s.op)]
+        if isinstance(s.target, ast.Name):
+            cur = self.var(s.target.id)
+            rhs = self.expr(s.value, ctx)
+            self.store_name(s.target.id, self.binop_code(cur, op, rhs, s.op, ctx, s.value), ctx)
+        else:
+            arr, idx = self.subscript_parts(s.target, ctx)
+            t_idx = self.tmp()
+            self.emit(f"{t_idx} = {idx}")
+            old = self.tmp()
+            self.emit(f"{old} = rt.ld({arr}, {ctx.mask}, {t_idx}, {s.lineno})")
+            rhs = self.expr(s.value, ctx)
+            new = self.binop_code(old, op, rhs, s.op, ctx, s.value)
+            self.emit(f"rt.st({arr}, {ctx.mask}, {t_idx}, {new}, {s.lineno})")
+
+    def if_stmt(self, s: ast.If, ctx: Ctx) -> None:
+        cond = self.expr(s.test, ctx)
+        if id(s) not in self.ir.divergent:
+            self.emit(f"if {cond}:")
+            self.indent += 1
+            self.emit("pass")
+            self.block(s.body, Ctx(ctx.mask, ctx.partial, ctx.loop))
+            self.indent -= 1
+            if s.orelse:
+                self.emit("else:")
+                self.indent += 1
+                self.emit("pass")
+                self.block(s.orelse, Ctx(ctx.mask, ctx.partial, ctx.loop))
+                self.indent -= 1
+            return
+        c = self.tmp("_c")
+        self.emit(f"{c} = rt.truth({cond})")
+        mt = self.tmp("_m")
+        self.emit(f"{mt} = {ctx.mask} & {c}")
+        self.emit(f"if {mt}.any():")
+        self.indent += 1
+        self.block(s.body, Ctx(mt, True, ctx.loop))
+        self.emit("pass")
+        self.indent -= 1
+        if s.orelse:
+            mf = self.tmp("_m")
+            self.emit(f"{mf} = {ctx.mask} & ~{c}")
+            self.emit(f"if {mf}.any():")
+            self.indent += 1
+            self.block(s.orelse, Ctx(mf, True, ctx.loop))
+            self.emit("pass")
+            self.indent -= 1
+
+    def loop_info(self, node: ast.AST) -> dict:
+        k = self.tmp("")
+        return {"brk": f"_brk{k}", "cnt": f"_cnt{k}"}
+
+    def for_stmt(self, s: ast.For, ctx: Ctx) -> None:
+        args = [self.expr(a, ctx) for a in s.iter.args]
+        if len(args) == 1:
+            start, stop, step = self.const(0), args[0], self.const(1)
+        elif len(args) == 2:
+            start, stop, step = args[0], args[1], self.const(1)
+        else:
+            start, stop, step = args
+        name = s.target.id
+        ret, _, _ = self.exits_in(s)
+        if id(s) not in self.ir.divergent:
+            u = self.tmp("_u")
+            self.emit(f"for {u} in rt.irange({start}, {stop}, {step}):")
+            self.indent += 1
+            self.emit(f"rt.tick({s.lineno})")
+            inner = Ctx(ctx.mask, ctx.partial, None)
+            if ret:
+                mi = self.tmp("_m")
+                self.emit(f"{mi} = {ctx.mask} & ~_done")
+                self.emit(f"if not {mi}.any(): break")
+                inner.mask = mi
+            self.store_name(name, u, inner)
+            self.block(s.body, inner)
+            self.indent -= 1
+            return
+        info = self.loop_info(s)
+        iv, lm, stp, stop_v = self.tmp("_iv"), self.tmp("_lm"), self.tmp("_st"), self.tmp("_stop")
+        self.emit(f"{iv} = rt.lanes({start})")
+        self.emit(f"{stp} = {step}")
+        self.emit(f"{stop_v} = {stop}")
+        self.emit(f"rt.check_step({stp}, {ctx.mask}, {s.lineno})")
+        self.emit(f"{lm} = {ctx.mask}")
+        self.emit(f"{info['brk']} = rt.no_lanes")
+        self.emit("while True:")
+        self.indent += 1
+        self.emit(f"rt.tick({s.lineno})")
+        self.emit(f"{lm} = {lm} & rt.range_cond({iv}, {stop_v}, {stp}) & ~{info['brk']}"
+                  + (" & ~_done" if ret else ""))
+        self.emit(f"if not {lm}.any(): break")
+        self.emit(f"{self.var(name)} = rt.merge({lm}, {iv}, {self.var(name)})")
+        self.emit(f"{info['cnt']} = rt.no_lanes")
+        self.block(s.body, Ctx(lm, True, info))
+        self.emit(f"{iv} = {iv} + {stp}")
+        self.indent -= 1
+
+    def while_stmt(self, s: ast.While, ctx: Ctx) -> None:
+        ret, _, _ = self.exits_in(s)
+        if id(s) not in self.ir.divergent:
+            self.emit("while True:")
+            self.indent += 1
+            self.emit(f"rt.tick({s.lineno})")
+            inner = Ctx(ctx.mask, ctx.partial, None)
+            if ret:
+                mi = self.tmp("_m")
+                self.emit(f"{mi} = {ctx.mask} & ~_done")
+                self.emit(f"if not {mi}.any(): break")
+                inner.mask = mi
+            cond = self.expr(s.test, inner)
+            self.emit(f"if not ({cond}): break")
+            self.block(s.body, inner)
+            self.indent -= 1
+            return
+        info = self.loop_info(s)
+        lm = self.tmp("_lm")
+        self.emit(f"{lm} = {ctx.mask}")
+        self.emit(f"{info['brk']} = rt.no_lanes")
+        self.emit("while True:")
+        self.indent += 1
+        self.emit(f"rt.tick({s.lineno})")
+        self.emit(f"{lm} = {lm} & ~{info['brk']}" + (" & ~_done" if ret else ""))
+        cond = self.expr(s.test, Ctx(lm, True, info))
+        self.emit(f"{lm} = {lm} & rt.truth({cond})")
+        self.emit(f"if not {lm}.any(): break")
+        self.emit(f"{info['cnt']} = rt.no_lanes")
+        self.block(s.body, Ctx(lm, True, info))
+        self.indent -= 1
+
+    # -- arrays ---------------------------------------------------------------------------------------
+    def array_ref(self, node: ast.AST, ctx: Ctx) -> str:
+        if isinstance(node, ast.Name):
+            if node.id in self.ir.locals:
+                return self.var(node.id)
+            g = self.ir.globals.get(node.id)
+            if isinstance(g, ConstArrayRef):
+                return self.mod.const_array(g.array, g.name)
+        raise self.ir.error(node, f"{ast.unparse(node)} is not an array")
+
+    def array_decl(self, value: ast.AST, name: str, ctx: Ctx) -> str:
+        ir = self.ir
+        if isinstance(value, ast.Name):
+            return self.array_ref(value, ctx)
+        q = qualified(ir, value.func) if isinstance(value, ast.Call) else None
+        if not isinstance(q, CudaRef):
+            raise ir.error(value, "arrays can only come from cuda.shared.array, cuda.local.array, "
+                                  "cuda.const.array_like or a kernel argument")
+        kw = {k.arg: k.value for k in value.keywords}
+        if q.path == "const.array_like":
+            src = value.args[0] if value.args else kw.get("arr") or kw.get("ary")
+            g = ir.globals.get(src.id) if isinstance(src, ast.Name) else None
+            if not isinstance(g, ConstArrayRef):
+                raise ir.error(value, "cuda.const.array_like needs a module-level NumPy array")
+            return self.mod.const_array(g.array, name)
+        shape_node = value.args[0] if value.args else kw.get("shape")
+        dtype_node = value.args[1] if len(value.args) > 1 else kw.get("dtype")
+        if shape_node is None or dtype_node is None:
+            raise ir.error(value, f"cuda.{q.path} needs a shape and a dtype")
+        shape = const_eval(ir, shape_node)
+        dtype = const_eval(ir, dtype_node)
+        if not isinstance(dtype, np.dtype):
+            raise ir.error(dtype_node, f"{ast.unparse(dtype_node)} is not a dtype")
+        shape = (shape,) if not isinstance(shape, tuple) else shape
+        if not all(isinstance(d, (int, np.integer)) and d >= 0 for d in shape):
+            raise ir.error(shape_node, f"the shape {shape} must be non-negative integers")
+        shape = tuple(int(d) for d in shape)
+        decl = self.mod.decl_id(ir, value)
+        space = "shared" if q.path == "shared.array" else "local"
+        return (f"rt.{space}_array({decl}, {name!r}, {shape!r}, {self.mod.const(dtype)}, "
+                f"{ctx.mask}, {value.lineno})")
+
+    # -- expressions ----------------------------------------------------------------------------------
+    def binop_code(self, left: str, op: str, right: str, opnode: ast.operator, ctx: Ctx,
+                   right_node: ast.AST | None) -> str:
+        if op in ("//", "%"):
+            lit = isinstance(right_node, ast.Constant) and right_node.value not in (0, 0.0)
+            if not lit:
+                return f"rt.intdiv({left!s}, {right}, {op!r}, {ctx.mask}, {self.cur_line})"
+        code = f"({left} {op} {right})"
+        if self.instrument and type(opnode) in FLOP_OPS:
+            return f"rt.flop({FLOP_OPS[type(opnode)]!r}, {code}, {ctx.mask})"
+        return code
+
+    def expr(self, node: ast.AST, ctx: Ctx, used: bool = True) -> str:
+        ir = self.ir
+        if isinstance(node, ast.Constant):
+            return self.const(node.value)
+        if isinstance(node, ast.Name):
+            if node.id in ir.locals:
+                return self.var(node.id)
+            if node.id in ("True", "False", "None"):
+                return node.id
+            g = ir.globals.get(node.id)
+            if isinstance(g, (bool, int, float, np.integer, np.floating, tuple)):
+                return self.const(g)
+            if isinstance(g, ConstArrayRef):
+                return self.mod.const_array(g.array, g.name)
+            raise ir.error(node, f"{node.id!r} cannot be used as a value here")
+        if isinstance(node, ast.Attribute):
+            if node.attr in ("shape", "size", "ndim") and not isinstance(qualified(ir, node), CudaRef):
+                return f"{self.array_ref(node.value, ctx)}.{node.attr}"
+            q = qualified(ir, node)
+            if isinstance(q, CudaRef) and q.path in CUDA_VALUES:
+                return CUDA_VALUES[q.path]
+            if isinstance(q, tuple) and q[0] == "math" and q[1] in MATH_CONSTS:
+                return self.const(float(MATH_CONSTS[q[1]]))
+            raise ir.error(node, f"{ast.unparse(node)} cannot be used as a value here")
+        if isinstance(node, ast.Subscript):
+            base = node.value
+            if isinstance(base, ast.Attribute) and base.attr == "shape":
+                return f"{self.expr(base, ctx)}[{self.expr(node.slice, ctx)}]"
+            if isinstance(base, ast.Name) and base.id in ir.locals and base.id not in ir.arrays:
+                return f"rt.tuple_item({self.var(base.id)}, {self.expr(node.slice, ctx)})"
+            arr, idx = self.subscript_parts(node, ctx)
+            t = self.tmp()
+            self.emit(f"{t} = rt.ld({arr}, {ctx.mask}, {idx}, {node.lineno})")
+            return t
+        if isinstance(node, ast.Tuple):
+            return "(" + "".join(self.expr(e, ctx) + ", " for e in node.elts) + ")"
+        if isinstance(node, ast.BinOp):
+            left = self.expr(node.left, ctx)
+            right = self.expr(node.right, ctx)
+            return self.binop_code(left, BINOPS[type(node.op)], right, node.op, ctx, node.right)
+        if isinstance(node, ast.UnaryOp):
+            v = self.expr(node.operand, ctx)
+            if isinstance(node.op, ast.Not):
+                return f"rt.logical_not({v})"
+            if isinstance(node.op, ast.USub):
+                return f"(-{v})"
+            if isinstance(node.op, ast.UAdd):
+                return f"(+{v})"
+            return f"rt.invert({v})"
+        if isinstance(node, ast.Compare):
+            return self.compare(node, ctx)
+        if isinstance(node, ast.BoolOp):
+            return self.boolop(node, ctx)
+        if isinstance(node, ast.IfExp):
+            return self.ifexp(node, ctx)
+        if isinstance(node, ast.Call):
+            return self.call(node, ctx, used)
+        raise ir.error(node, f"{type(node).__name__} is not supported in a kernel")
+
+    def compare(self, node: ast.Compare, ctx: Ctx) -> str:
+        left = self.expr(node.left, ctx)
+        parts = []
+        for op, comp in zip(node.ops, node.comparators):
+            right = self.expr(comp, ctx)
+            if len(node.ops) > 1:
+                t = self.tmp()
+                self.emit(f"{t} = {right}")
+                right = t
+            parts.append(f"({left} {CMPOPS[type(op)]} {right})")
+            left = right
+        if len(parts) == 1:
+            return parts[0]
+        return "rt.all_of(" + ", ".join(parts) + ")"
+
+    def varies(self, node: ast.AST) -> bool:
+        from .frontend import Analysis
+
+        return Analysis(self.mod.fe, self.ir).varies(node)
+
+    def has_side_effects(self, node: ast.AST) -> bool:
+        return any(isinstance(n, (ast.Subscript, ast.Call)) for n in ast.walk(node))
+
+    def boolop(self, node: ast.BoolOp, ctx: Ctx) -> str:
+        is_and = isinstance(node.op, ast.And)
+        if not any(self.varies(v) for v in node.values):
+            if not any(self.has_side_effects(v) for v in node.values[1:]):
+                vals = [self.expr(v, ctx) for v in node.values]
+                return "(" + (" and " if is_and else " or ").join(f"rt.truth({v})" for v in vals) + ")"
+            # uniform, but later operands read memory: evaluate them only when needed
+            res = self.tmp()
+            self.emit(f"{res} = rt.truth({self.expr(node.values[0], ctx)})")
+            for v in node.values[1:]:
+                self.emit(f"if {'' if is_and else 'not '}{res}:")
+                self.indent += 1
+                self.emit(f"{res} = rt.truth({self.expr(v, ctx)})")
+                self.indent -= 1
+            return res
+        res = self.tmp()
+        self.emit(f"{res} = rt.truth({self.expr(node.values[0], ctx)})")
+        for v in node.values[1:]:
+            m = self.tmp("_m")
+            self.emit(f"{m} = {ctx.mask} & {'' if is_and else '~'}{res}")
+            val = self.expr(v, Ctx(m, ctx.partial, ctx.loop))
+            op = "&" if is_and else "|"
+            self.emit(f"{res} = {res} {op} rt.truth({val})")
+        return res
+
+    def ifexp(self, node: ast.IfExp, ctx: Ctx) -> str:
+        cond = self.expr(node.test, ctx)
+        res = self.tmp()
+        if not self.varies(node.test):
+            self.emit(f"if {cond}:")
+            self.indent += 1
+            self.emit(f"{res} = {self.expr(node.body, ctx)}")
+            self.indent -= 1
+            self.emit("else:")
+            self.indent += 1
+            self.emit(f"{res} = {self.expr(node.orelse, ctx)}")
+            self.indent -= 1
+            return res
+        c = self.tmp("_c")
+        self.emit(f"{c} = rt.truth({cond})")
+        mt, mf = self.tmp("_m"), self.tmp("_m")
+        self.emit(f"{mt} = {ctx.mask} & {c}")
+        self.emit(f"{mf} = {ctx.mask} & ~{c}")
+        a = self.expr(node.body, Ctx(mt, ctx.partial, ctx.loop))
+        b = self.expr(node.orelse, Ctx(mf, ctx.partial, ctx.loop))
+        self.emit(f"{res} = rt.select({c}, {a}, {b})")
+        return res
+
+    def call(self, node: ast.Call, ctx: Ctx, used: bool) -> str:
+        ir = self.ir
+        q = qualified(ir, node.func)
+        m = ctx.mask
+        line = node.lineno
+        if isinstance(q, DeviceFnRef):
+            callee = ir.callees[id(node)]
+            fname = self.mod.function(callee)
+            args = [self.expr(a, ctx) for a in node.args]
+            t = self.tmp()
+            self.emit(f"{t} = {fname}(rt, {m}{''.join(', ' + a for a in args)})")
+            return t
+        kw = {k.arg: k.value for k in node.keywords}
+        if isinstance(q, CudaRef):
+            return self.cuda_call(q.path, node, kw, ctx, used)
+        args = [self.expr(a, ctx) for a in node.args]
+        if isinstance(q, DTypeRef):
+            return f"rt.cast({args[0]}, {self.const(q.dtype)})"
+        if isinstance(q, tuple) and q[0] == "math":
+            fn = q[1]
+            code = f"rt.math({fn!r}, {', '.join(args)})"
+            if self.instrument and fn not in ("fabs", "floor", "ceil", "trunc", "isnan", "isinf", "isfinite",
+                                                "copysign"):
+                return f"rt.flop('special', {code}, {m})"
+            return code
+        name = getattr(q, "__name__", None)
+        if name == "abs":
+            return f"rt.abs_({args[0]})"
+        if name in ("min", "max"):
+            if len(args) == 1:
+                raise ir.error(node, f"{name}() of one value (a sequence) is not supported in a kernel")
+            code = args[0]
+            for a in args[1:]:
+                code = f"rt.{name}_({code}, {a})"
+            return code
+        if name == "round":
+            return f"rt.round_({', '.join(args)})"
+        if name == "int":
+            return f"rt.cast({args[0]}, {self.const(np.dtype(np.int64))})"
+        if name == "float":
+            return f"rt.cast({args[0]}, {self.const(np.dtype(np.float64))})"
+        if name == "bool":
+            return f"rt.truth({args[0]})"
+        if name == "len":
+            return f"{self.array_ref(node.args[0], ctx)}.shape[0]"
+        if name == "divmod":
+            return f"rt.divmod_({args[0]}, {args[1]}, {m}, {line})"
+        if name == "range":
+            raise ir.error(node, "range() can only be used in a for loop")
+        raise ir.error(node, f"{ast.unparse(node.func)}() is not supported in a kernel")
+
+    def cuda_call(self, path: str, node: ast.Call, kw: dict, ctx: Ctx, used: bool) -> str:
+        ir = self.ir
+        m = ctx.mask
+        line = node.lineno
+
+        def arg(i: int, name: str, default: str | None = None) -> str:
+            if len(node.args) > i:
+                return self.expr(node.args[i], ctx)
+            if name in kw:
+                return self.expr(kw[name], ctx)
+            if default is not None:
+                return default
+            raise ir.error(node, f"cuda.{path} is missing its argument {name!r}")
+
+        if path in ("grid", "gridsize"):
+            ndim = const_eval(ir, node.args[0]) if node.args else 1
+            if ndim not in (1, 2, 3):
+                raise ir.error(node, f"cuda.{path} takes 1, 2 or 3")
+            return f"rt.{path}({int(ndim)})"
+        if path == "syncthreads":
+            self.emit(f"rt.syncthreads({m}, {line})")
+            return "None"
+        if path in ("syncthreads_count", "syncthreads_and", "syncthreads_or"):
+            return f"rt.syncthreads_reduce({path[12:]!r}, {m}, {arg(0, 'predicate')}, {line})"
+        if path == "syncwarp":
+            self.emit(f"rt.syncwarp({m}, {arg(0, 'mask', self.const(0xFFFFFFFF))}, {line})")
+            return "None"
+        if path.startswith("threadfence"):
+            return "None"
+        if path in ATOMICS:
+            arr = self.array_ref(node.args[0], ctx)
+            idx = self.expr(node.args[1], ctx)
+            val = self.expr(node.args[2], ctx)
+            t = self.tmp()
+            self.emit(f"{t} = rt.atomic({ATOMICS[path]!r}, {arr}, {m}, {idx}, {val}, None, {used}, {line})")
+            return t
+        if path in ("atomic.cas", "atomic.compare_and_swap"):
+            arr = self.array_ref(node.args[0], ctx)
+            if path == "atomic.cas":
+                idx, old, val = (self.expr(a, ctx) for a in node.args[1:4])
+            else:
+                idx = self.const(0)
+                old, val = (self.expr(a, ctx) for a in node.args[1:3])
+            t = self.tmp()
+            self.emit(f"{t} = rt.atomic('cas', {arr}, {m}, {idx}, {val}, {old}, {used}, {line})")
+            return t
+        if path in SHUFFLES:
+            mask = arg(0, "mask")
+            val = arg(1, "value")
+            third = arg(2, "src_lane" if path == "shfl_sync" else ("delta" if path != "shfl_xor_sync"
+                                                                     else "lane_mask"))
+            width = arg(3, "width", self.const(32))
+            t = self.tmp()
+            self.emit(f"{t} = rt.shuffle({SHUFFLES[path]!r}, {m}, {mask}, {val}, {third}, {width}, {line})")
+            return t
+        if path in ("ballot_sync", "any_sync", "all_sync", "eq_sync"):
+            t = self.tmp()
+            self.emit(f"{t} = rt.vote({path[:-5]!r}, {m}, {arg(0, 'mask')}, {arg(1, 'predicate')}, {line})")
+            return t
+        if path == "activemask":
+            return f"rt.activemask({m})"
+        if path == "lanemask_lt":
+            return "rt.lanemask_lt"
+        if path in ("popc", "brev", "clz", "ffs"):
+            return f"rt.bits({path!r}, {arg(0, 'x')})"
+        if path == "fma":
+            a, b, c = (self.expr(x, ctx) for x in node.args[:3])
+            code = f"rt.fma({a}, {b}, {c})"
+            return f"rt.flop('fma', {code}, {m})" if self.instrument else code
+        if path in ("shared.array", "local.array", "const.array_like"):
+            raise ir.error(node, f"assign cuda.{path}(...) to a variable before using it")
+        raise ir.error(node, f"cuda.{path} is not supported by gpusim")
+
+
+class ModuleGen:
+    """Generates one Python module holding a kernel and every device function it calls."""
+
+    def __init__(self, fe, instrument: bool):
+        self.fe = fe
+        self.instrument = instrument
+        self.namespace: dict[str, Any] = {"np": np}
+        self.consts: dict[tuple, str] = {}
+        self.functions: dict[int, str] = {}
+        self.pending: list[tuple[FunctionIR, str]] = []
+        self.decls: dict[tuple, int] = {}
+        self.lines: list[tuple[str, int, str]] = []  # (code, src line, src file)
+
+    def const(self, value: Any) -> str:
+        if value is None or isinstance(value, bool):
+            return repr(value)
+        if isinstance(value, np.dtype):
+            key = ("dtype", value.str)
+            conv = value
+        elif isinstance(value, tuple):
+            key = ("tuple", value)
+            conv = tuple(self._typed(v) for v in value)
+        else:
+            conv = self._typed(value)
+            key = (type(conv).__name__, repr(value))
+        if key not in self.consts:
+            name = f"_K{len(self.consts)}"
+            self.consts[key] = name
+            self.namespace[name] = conv
+        return self.consts[key]
+
+    @staticmethod
+    def _typed(v: Any) -> Any:
+        if isinstance(v, (bool, np.bool_)):
+            return bool(v)
+        if isinstance(v, (np.integer, np.floating)):
+            return v
+        if isinstance(v, int):
+            return np.int64(v) if -(2**63) <= v < 2**63 else np.uint64(v)
+        if isinstance(v, float):
+            return np.float64(v)
+        return v
+
+    def const_array(self, array: np.ndarray, name: str) -> str:
+        key = ("carray", id(array))
+        if key not in self.consts:
+            n = f"_CA{len(self.consts)}"
+            self.consts[key] = n
+            self.namespace[n] = ("const", array, name)
+        return f"rt.const_array({self.consts[key]})"
+
+    def decl_id(self, ir: FunctionIR, node: ast.AST) -> int:
+        key = (ir.source.filename, node.lineno, node.col_offset)
+        return self.decls.setdefault(key, len(self.decls))
+
+    def function(self, ir: FunctionIR) -> str:
+        key = id(ir)
+        if key not in self.functions:
+            name = f"_dev_{ir.name}_{len(self.functions)}"
+            self.functions[key] = name
+            self.pending.append((ir, name))
+        return self.functions[key]
+
+    def build(self, kernel: FunctionIR) -> Compiled:
+        entry = f"_kernel_{kernel.name}"
+        self.pending.append((kernel, entry))
+        self.functions[id(kernel)] = entry
+        while self.pending:
+            ir, name = self.pending.pop(0)
+            gen = FunctionGen(self, ir, name, self.instrument)
+            gen.generate()
+            for code, src_line in gen.out:
+                self.lines.append((code, src_line, ir.source.filename))
+            self.lines.append(("", 0, ""))
+        text = "\n".join(code for code, _, _ in self.lines) + "\n"
+        line_map = {i + 1: src for i, (_, src, _) in enumerate(self.lines)}
+        file_map = {i + 1: f for i, (_, _, f) in enumerate(self.lines)}
+        fake = f"<gpusim {kernel.name}>"
+        import linecache
+
+        linecache.cache[fake] = (len(text), None, text.splitlines(True), fake)
+        code = compile(text, fake, "exec")
+        exec(code, self.namespace)
+        comp = Compiled(kernel.name, text, self.namespace[entry], line_map, kernel.source.filename)
+        comp.file_map = file_map  # type: ignore[attr-defined]
+        return comp

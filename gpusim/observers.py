@@ -1,0 +1,134 @@
+"""What the engine tells observers while a kernel runs.
+
+Observers (the race tracker, the metrics counters, the per-thread counts, the phase trace) see every memory
+access, barrier and floating-point operation; they never change what a kernel computes. The engine calls them
+once per *warp-level instruction group*: one call covers every active lane of the chunk that executed the same
+source access at the same time, so an observer works on NumPy vectors, not single threads.
+
+Identities used in every event (all int64 NumPy vectors with one entry per active lane, ascending ``gtid``):
+
+* ``gtid``  — global linear thread id: ``block_linear * threads_per_block + thread_linear``
+* ``block`` — linear block id ``bx + by*gx + bz*gx*gy``
+* ``warp``  — global warp id ``block * warps_per_block + thread_linear // 32``
+  (threads are numbered x-fastest inside a block, ``tx + ty*bdx + tz*bdx*bdy``)
+
+Element identity is ``flat``: the row-major (C-order) flat element index within the array the kernel sees.
+For shared memory the array is per block, so ``(block, flat)`` names an element.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ArrayInfo:
+    """An array a kernel touches: a global argument, a shared, local or const array."""
+
+    id: int                    # unique within the launch
+    name: str                  # the kernel's name for it (parameter or variable name)
+    space: str                 # "global" | "shared" | "local" | "const"
+    dtype: np.dtype
+    shape: tuple[int, ...]
+    base_address: int          # simulated byte address of element 0 (global: 256-byte aligned, per block for
+                               # shared: offset within the block's shared memory window)
+
+    @property
+    def itemsize(self) -> int:
+        return int(self.dtype.itemsize)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.itemsize
+
+
+@dataclass(frozen=True)
+class LaunchInfo:
+    """The launch geometry, handed to observers before the first chunk runs."""
+
+    kernel: str
+    filename: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    shared_mem: int            # dynamic shared memory bytes per block asked for by the launch
+
+    @property
+    def threads_per_block(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def warps_per_block(self) -> int:
+        return (self.threads_per_block + 31) // 32
+
+    @property
+    def num_blocks(self) -> int:
+        return self.grid[0] * self.grid[1] * self.grid[2]
+
+    @property
+    def num_threads(self) -> int:
+        return self.num_blocks * self.threads_per_block
+
+    def block_xyz(self, block_linear: int) -> tuple[int, int, int]:
+        gx, gy, _ = self.grid
+        b = int(block_linear)
+        return (b % gx, (b // gx) % gy, b // (gx * gy))
+
+    def thread_xyz(self, thread_linear: int) -> tuple[int, int, int]:
+        bx, by, _ = self.block
+        t = int(thread_linear)
+        return (t % bx, (t // bx) % by, t // (bx * by))
+
+    def split_gtid(self, gtid: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+        """Global linear thread id -> ((block x,y,z), (thread x,y,z))."""
+        tpb = self.threads_per_block
+        return self.block_xyz(int(gtid) // tpb), self.thread_xyz(int(gtid) % tpb)
+
+
+@dataclass(frozen=True)
+class AccessEvent:
+    """One source-level access executed by a group of active lanes at the same time.
+
+    ``kind`` is "ld" (read), "st" (write), "atom" (atomic whose old value the kernel uses) or "red" (atomic
+    whose result is discarded). ``phase`` is, per lane, the number of ``syncthreads`` its block has passed.
+    """
+
+    array: ArrayInfo
+    kind: str
+    lineno: int
+    gtid: np.ndarray
+    block: np.ndarray
+    warp: np.ndarray
+    flat: np.ndarray
+    phase: np.ndarray
+
+
+class Observer:
+    """Base class: every hook is optional. Subclasses keep their own state and add to the report."""
+
+    def start(self, launch: LaunchInfo, arrays: list[ArrayInfo]) -> None:
+        """Called once before the first chunk; ``arrays`` holds the global and const arrays."""
+
+    def on_array(self, array: ArrayInfo) -> None:
+        """A shared or local array was created (once per launch per declaration)."""
+
+    def on_access(self, ev: AccessEvent) -> None:
+        """A group of lanes read or wrote ``ev.array``."""
+
+    def on_barrier(self, blocks: np.ndarray, lineno: int) -> None:
+        """The blocks in ``blocks`` (linear ids) passed a ``syncthreads`` at ``lineno``."""
+
+    def on_flops(self, op: str, dtype: np.dtype, count: int) -> None:
+        """``count`` active lanes executed one floating-point ``op`` on values of ``dtype``.
+
+        ``op`` is one of "add", "sub", "mul", "div", "fma", "special" (math functions: exp, log, sqrt, sin, ...),
+        "cmp" is not counted.
+        """
+
+    def finish(self, report) -> None:
+        """The launch is over: put results on the ``LaunchReport``."""

@@ -1,0 +1,53 @@
+"""``LaunchReport``: what one kernel launch did — faults, metrics, counts, trace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .faults import KernelFault
+from .observers import ArrayInfo, LaunchInfo
+
+
+@dataclass
+class LaunchReport:
+    """The result of ``gpusim.launch``.
+
+    * ``faults`` — every ``KernelFault`` found, in the order found (one per kind, line and array; ``count``
+      says how many lane-accesses hit it).
+    * ``metrics`` — Nsight Compute metric names to values (filled by the instrumentation observers).
+    * ``counts`` — per-thread and per-element access counts (``gpusim.metrics.AccessCounts``) or None.
+    * ``trace`` — the per-block barrier-phase trace (``gpusim.trace.PhaseTrace``) or None.
+    * ``flops`` — {dtype name: {op: count}} for floating-point work by active lanes.
+    * ``arrays`` — every array the launch touched (global, const, shared, local).
+    * ``shared_bytes_per_block`` — static + dynamic shared memory one block uses.
+    """
+
+    launch: LaunchInfo
+    faults: list[KernelFault] = field(default_factory=list)
+    metrics: dict[str, float] = field(default_factory=dict)
+    counts: Any = None
+    trace: Any = None
+    flops: dict[str, dict[str, int]] = field(default_factory=dict)
+    arrays: list[ArrayInfo] = field(default_factory=list)
+    shared_bytes_per_block: int = 0
+    seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.faults
+
+    def raise_for_faults(self) -> None:
+        """Raise the first fault, if any."""
+        if self.faults:
+            raise self.faults[0]
+
+    def faults_of(self, cls: type) -> list[KernelFault]:
+        return [f for f in self.faults if isinstance(f, cls)]
+
+    def estimate(self, gpu: str = "H100 SXM"):
+        """Roofline estimate of this launch's time on a named GPU (see ``gpusim.roofline``)."""
+        from .roofline import estimate
+
+        return estimate(self, gpu)

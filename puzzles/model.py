@@ -1,0 +1,116 @@
+"""The puzzle format: a puzzle is data.
+
+A puzzle module (``puzzles/chNN_<chapter>/pNN_<slug>.py``) defines one module-level ``PUZZLE = Puzzle(...)``.
+The player writes one or more kernels in a solution file (a plain numba-cuda module); the checker loads the
+file's kernels by name, runs every ``Case`` through gpusim (each ``LaunchStep`` in order, on the case's
+buffers), compares the outputs against ``spec``, checks the ``constraints`` and awards ``stars``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+Dim = int | tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class LaunchStep:
+    """One kernel launch of a case. ``args`` name buffers of the case, in the kernel's parameter order."""
+
+    kernel: str                  # the kernel function's name in the solution file
+    grid: Dim
+    block: Dim
+    args: tuple[str, ...]
+    shared_mem: int = 0          # dynamic shared memory bytes (for cuda.shared.array(0, ...))
+
+
+@dataclass(frozen=True)
+class Case:
+    """One test case: every buffer and scalar the kernels receive, and the launches to run.
+
+    Output buffers are pre-filled (usually with a sentinel such as NaN or -1, so that an element the kernel
+    never writes is caught). Scratch buffers for multi-launch puzzles live here too.
+    """
+
+    name: str                          # e.g. "random n=100", "n=1", "n not a multiple of the block"
+    buffers: Mapping[str, Any]         # name -> np.ndarray | int | float
+    steps: tuple[LaunchStep, ...]
+    note: str = ""                     # why this case exists, shown when it fails
+
+
+@dataclass(frozen=True)
+class RunStats:
+    """What the checker measured over all launches of one case, for constraints and stars."""
+
+    global_reads_per_thread: int       # max over threads, all global arrays (loads + atomics)
+    global_writes_per_thread: int      # max over threads, all global arrays (stores + atomics)
+    reads_per_thread_by_array: Mapping[str, int]   # max over threads, per global array name
+    writes_per_thread_by_array: Mapping[str, int]
+    shared_bytes_per_block: int        # max over launches
+    uses_shared: bool
+    atomics: int                       # atomic operations executed (global and shared)
+    global_load_sectors: int
+    global_store_sectors: int
+    global_load_requests: int
+    global_store_requests: int
+    ideal_load_sectors: int            # sectors a perfectly coalesced kernel would need for the same bytes
+    ideal_store_sectors: int
+    shared_bank_conflicts: int
+    launches: int
+    flops: int
+    metrics: Mapping[str, float] = field(default_factory=dict)  # summed ncu-named metrics
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A checked condition over ``RunStats``: a constraint (must hold) or a star requirement.
+
+    ``check`` returns None when the rule holds, or a sentence saying what is wrong ("reads 3 values of `a`
+    per thread; the limit is 1").
+    """
+
+    description: str                               # shown to the player: "at most 1 global read per thread"
+    check: Callable[[RunStats], str | None]
+
+
+@dataclass(frozen=True)
+class Star:
+    """A star beyond the first (★ is for a correct solution that meets every constraint)."""
+
+    stars: int                                     # 2 or 3
+    description: str                               # "within the traffic budget"
+    rules: tuple[Rule, ...]
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    slug: str                  # "map", "tiled-matmul"
+    number: int                # global running number, 1-based
+    title: str
+    chapter: int               # 1..7
+    difficulty: int            # 1 (warm-up) .. 5 (hard)
+    description: str           # Markdown for the learner
+    kernels: tuple[str, ...]   # kernel names the solution file must define, e.g. ("map_kernel",)
+    spec: Callable[..., Mapping[str, np.ndarray]]   # spec(**case.buffers) -> {output name: expected}
+    make_cases: Callable[[], tuple[Case, ...]]
+    outputs: tuple[str, ...]   # buffer names compared against the spec
+    constraints: tuple[Rule, ...] = ()
+    stars: tuple[Star, ...] = ()
+    hints: tuple[str, ...] = ()
+    reading: str = ""          # one "read more" pointer into the course's readings
+    rtol: float = 0.0          # tolerance for float outputs (0 = exact)
+    atol: float = 0.0
+    starter: str = ""          # file name under puzzles/starters/ (default: "<slug>.py")
+    solution: str = ""         # file name under solutions/ (default: "<slug>.py")
+
+    @property
+    def starter_file(self) -> str:
+        return self.starter or f"{self.slug.replace('-', '_')}.py"
+
+    @property
+    def solution_file(self) -> str:
+        return self.solution or f"{self.slug.replace('-', '_')}.py"
