@@ -41,8 +41,7 @@ def math_fn(name: str, *args):
         f = {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}[name]
         if np.asarray(x).dtype.kind in "iub":
             return x
-        r = f(x)
-        return r.astype(np.int64) if isinstance(r, np.ndarray) else np.int64(r)
+        return f(x)  # numba-cuda keeps the float type (math.floor(float32) is float32 on the GPU)
     if name in ("isnan", "isinf", "isfinite"):
         return {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}[name](args[0])
     if name == "ldexp":
@@ -125,4 +124,5 @@ def bits(kind: str, x):
         r = r.astype(np.int32)
     else:  # pragma: no cover
         raise ValueError(kind)
+    r = r.astype(np.asarray(x).dtype)  # numba-cuda: the result has the argument's type
     return r[()] if scalar else r

@@ -51,7 +51,6 @@ from .frontend import (
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
           ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitXor: "^",
           ast.BitAnd: "&"}
-FLOP_OPS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div", ast.Pow: "special"}
 CMPOPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
 CUDA_VALUES = {"threadIdx.x": "_tx", "threadIdx.y": "_ty", "threadIdx.z": "_tz", "blockIdx.x": "_bx",
                "blockIdx.y": "_by", "blockIdx.z": "_bz", "blockDim.x": "_bdx", "blockDim.y": "_bdy",
@@ -475,14 +474,9 @@ class FunctionGen:
     # -- expressions ----------------------------------------------------------------------------------
     def binop_code(self, left: str, op: str, right: str, opnode: ast.operator, ctx: Ctx,
                    right_node: ast.AST | None) -> str:
-        if op in ("//", "%"):
-            lit = isinstance(right_node, ast.Constant) and right_node.value not in (0, 0.0)
-            if not lit:
-                return f"rt.intdiv({left!s}, {right}, {op!r}, {ctx.mask}, {self.cur_line})"
-        code = f"({left} {op} {right})"
-        if self.instrument and type(opnode) in FLOP_OPS:
-            return f"rt.flop({FLOP_OPS[type(opnode)]!r}, {code}, {ctx.mask})"
-        return code
+        """Every binary operation goes through ``rt.binop``: numba's integer widening, integer division
+        by zero as a fault, and FLOP counting live in one place."""
+        return f"rt.binop({op!r}, {left}, {right}, {ctx.mask}, {self.cur_line})"
 
     def expr(self, node: ast.AST, ctx: Ctx, used: bool = True) -> str:
         ir = self.ir
@@ -688,6 +682,11 @@ class FunctionGen:
             self.emit(f"rt.syncthreads({m}, {line})")
             return "None"
         if path in ("syncthreads_count", "syncthreads_and", "syncthreads_or"):
+            pred = node.args[0] if node.args else kw.get("predicate")
+            if isinstance(pred, (ast.Compare, ast.BoolOp)) or (
+                    isinstance(pred, ast.UnaryOp) and isinstance(pred.op, ast.Not)):
+                raise ir.error(node, f"cuda.{path} needs an integer predicate: numba-cuda rejects a bool "
+                                     f"(write cuda.{path}(int(...)))")
             return f"rt.syncthreads_reduce({path[12:]!r}, {m}, {arg(0, 'predicate')}, {line})"
         if path == "syncwarp":
             self.emit(f"rt.syncwarp({m}, {arg(0, 'mask', self.const(0xFFFFFFFF))}, {line})")

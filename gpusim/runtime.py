@@ -24,6 +24,20 @@ from .memory import ArrayHandle, apply_atomic, const_handle, local_handle, share
 from .observers import AccessEvent, ArrayInfo, LaunchInfo
 
 FULL_MASK = 0xFFFFFFFF
+_OPS = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide, "//": np.floor_divide,
+        "%": np.remainder, "**": np.power, "<<": np.left_shift, ">>": np.right_shift, "|": np.bitwise_or,
+        "^": np.bitwise_xor, "&": np.bitwise_and}
+_FLOP_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "special"}
+
+
+def _py_dtype(v) -> np.dtype:
+    if isinstance(v, bool):
+        return np.dtype(np.bool_)
+    if isinstance(v, int):
+        return np.dtype(np.int64)
+    if isinstance(v, float):
+        return np.dtype(np.float64)
+    return np.asarray(v).dtype
 
 
 class Abort(Exception):
@@ -40,9 +54,9 @@ class Runtime:
         self.max_steps = max_steps
         self.T = info.threads_per_block
         self.NW = info.warps_per_block
-        self.bdx, self.bdy, self.bdz = (np.int64(v) for v in info.block)
-        self.gdx, self.gdy, self.gdz = (np.int64(v) for v in info.grid)
-        self.warpsize = np.int64(32)
+        self.bdx, self.bdy, self.bdz = (np.int32(v) for v in info.block)
+        self.gdx, self.gdy, self.gdz = (np.int32(v) for v in info.grid)
+        self.warpsize = np.int32(32)
         self.bar_time = np.full(info.num_blocks, -1, np.int64)
         self.wbar_time = np.full(info.num_blocks * self.NW, -1, np.int64)
         self.phase_all = np.zeros(info.num_blocks, np.int64)
@@ -56,6 +70,7 @@ class Runtime:
         self.flops: dict[tuple[str, str], int] = {}
         self.steps = 0
         self._mask_cache: tuple[object, np.ndarray] | None = None
+        self.count_flops = True
 
     # -- chunks ---------------------------------------------------------------------------------------
     def start_chunk(self, b0: int, nb: int) -> None:
@@ -67,9 +82,13 @@ class Runtime:
         blk = b0 + lane // T
         bx, by, _ = self.info.block
         gx, gy, _ = self.info.grid
-        self.tx, self.ty, self.tz = t % bx, (t // bx) % by, t // (bx * by)
-        self.bx, self.by, self.bz = blk % gx, (blk // gx) % gy, blk // (gx * gy)
-        self.laneid = t % 32
+        # numba types threadIdx/blockIdx/blockDim/gridDim/laneid/warpsize as int32 (checked on the GPU)
+        i32 = np.int32
+        self.tx, self.ty, self.tz = ((t % bx).astype(i32), ((t // bx) % by).astype(i32),
+                                     (t // (bx * by)).astype(i32))
+        self.bx, self.by, self.bz = ((blk % gx).astype(i32), ((blk // gx) % gy).astype(i32),
+                                     (blk // (gx * gy)).astype(i32))
+        self.laneid = (t % 32).astype(i32)
         self.lane_block = lane // T
         self.lane_warp_in_block = t // 32
         self.lanemask_lt = ((np.uint64(1) << self.laneid.astype(np.uint64)) - np.uint64(1)).astype(np.uint32)
@@ -203,6 +222,33 @@ class Runtime:
                 b = 1
         return a // b if op == "//" else a % b
 
+    def binop(self, op, a, b, m, line):
+        """``a op b`` with numba's typing: integer arithmetic is at least 64-bit (signed if either side is),
+        a float raised to an integer power keeps its type, integer ``//``/``%`` by zero is a fault."""
+        da = a.dtype if hasattr(a, "dtype") else _py_dtype(a)
+        db = b.dtype if hasattr(b, "dtype") else _py_dtype(b)
+        ka, kb = da.kind, db.kind
+        if ka in "iub" and kb in "iub":
+            if ka == "b" and kb == "b" and op in ("&", "|", "^"):
+                return _OPS[op](a, b)
+            if da.itemsize < 8 or db.itemsize < 8 or ka != kb:
+                t = np.uint64 if (ka == "u" and kb == "u") else np.int64
+                a = a.astype(t) if isinstance(a, np.ndarray) else t(a)
+                b = b.astype(t) if isinstance(b, np.ndarray) else t(b)
+            if op in ("//", "%"):
+                return self.intdiv(a, b, op, m, line)
+            if op == "/":
+                a = a.astype(np.float64) if isinstance(a, np.ndarray) else np.float64(a)
+            return _OPS[op](a, b)
+        if op == "**" and ka == "f" and kb in "iu":
+            r = _OPS[op](a, b)
+            r = r.astype(da) if isinstance(r, np.ndarray) else da.type(r)
+        else:
+            r = _OPS[op](a, b)
+        if self.count_flops and op in _FLOP_NAMES:
+            self.flop(_FLOP_NAMES[op], r, m)
+        return r
+
     def divmod_(self, a, b, m, line):
         return (self.intdiv(a, b, "//", m, line), self.intdiv(a, b, "%", m, line))
 
@@ -223,21 +269,23 @@ class Runtime:
     def grid(self, n):
         g = self._grid_cache.get(n)
         if g is None:
-            x = self.bx * self.bdx + self.tx
+            i64 = np.int64
+            x = self.bx.astype(i64) * i64(self.bdx) + self.tx
             if n == 1:
                 g = x
             else:
-                y = self.by * self.bdy + self.ty
-                g = (x, y) if n == 2 else (x, y, self.bz * self.bdz + self.tz)
+                y = self.by.astype(i64) * i64(self.bdy) + self.ty
+                g = (x, y) if n == 2 else (x, y, self.bz.astype(i64) * i64(self.bdz) + self.tz)
             self._grid_cache[n] = g
         return g
 
     def gridsize(self, n):
-        x = self.bdx * self.gdx
+        i64 = np.int64
+        x = i64(self.bdx) * i64(self.gdx)
         if n == 1:
             return x
-        y = self.bdy * self.gdy
-        return (x, y) if n == 2 else (x, y, self.bdz * self.gdz)
+        y = i64(self.bdy) * i64(self.gdy)
+        return (x, y) if n == 2 else (x, y, i64(self.bdz) * i64(self.gdz))
 
     # -- faults ---------------------------------------------------------------------------------------
     def where(self, lane):
@@ -654,18 +702,17 @@ class Runtime:
             v = pred if isinstance(pred, np.ndarray) else np.full(self.N, pred)
             part = m & inmask
             first = self._warp_first(v, part)
-            same = self._warp_bits(part & (v != first)) == 0
-            return same.astype(np.int32)
+            return self._warp_bits(part & (v != first)) == 0
         p = self.truth(pred)
         if not isinstance(p, np.ndarray):
             p = np.full(self.N, p)
         ballot = self._warp_bits(p & m & inmask)
         if kind == "ballot":
-            return ballot
+            return ballot.view(np.int32)  # numba-cuda types ballot_sync as int32
         if kind == "any":
-            return (ballot != 0).astype(np.int32)
+            return ballot != 0
         part = self._warp_bits(m & inmask)
-        return (ballot == part).astype(np.int32)
+        return ballot == part
 
     def _warp_first(self, v, part):
         """Per lane: the value of the lowest participating lane of its warp."""

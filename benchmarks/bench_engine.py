@@ -1,0 +1,113 @@
+"""gpusim against numba's CUDA simulator, and how gpusim scales. Prints Markdown tables from one run.
+
+    python -m benchmarks.bench_engine              # print the tables
+    python -m benchmarks.bench_engine --write      # also rewrite docs/benchmarks.md
+
+numba's simulator runs in a subprocess with NUMBA_ENABLE_CUDASIM=1 on the same kernels and inputs
+(benchmarks/kernels.py, benchmarks/cases.py). gpusim runs with fault detection and instrumentation on
+(the defaults); each gpusim time is the best of three launches after one warm-up (which compiles).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import gpusim  # noqa: E402
+from benchmarks.cases import CASES  # noqa: E402
+
+VERSUS = [("map", 1 << 14, "1-D map, 2^14 elements"), ("map", 1 << 16, "1-D map, 2^16 elements"),
+          ("block_sum", 1 << 12, "shared-memory block sum, 2^12 elements, 256 threads/block"),
+          ("matmul", 32, "32x32 tiled matmul, 8x8 tiles")]
+
+
+def time_gpusim(name: str, size: int, repeat: int = 3, **kw) -> tuple[float, gpusim.LaunchReport, float]:
+    kern, grid, block, args = CASES[name](size)
+    gpusim.launch(kern, grid, block, args, **kw)  # warm-up: compiles
+    best = float("inf")
+    report = None
+    for _ in range(repeat):
+        kern, grid, block, args = CASES[name](size)
+        t0 = time.perf_counter()
+        report = gpusim.launch(kern, grid, block, args, **kw)
+        best = min(best, time.perf_counter() - t0)
+    assert report is not None and not report.faults, report.faults if report else None
+    return best, report, float(args[-1].sum())
+
+
+def time_cudasim(name: str, size: int) -> tuple[float, float]:
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run_cudasim.py"), name, str(size)],
+                         capture_output=True, text=True, env=env, check=True, timeout=1800)
+    data = json.loads(out.stdout.strip().splitlines()[-1])
+    return data["seconds"], data["checksum"]
+
+
+def versus(quick: bool) -> list[str]:
+    rows = ["| kernel | numba CUDA simulator | gpusim | speed-up | same output |",
+            "|---|---:|---:|---:|:---:|"]
+    for name, size, label in VERSUS:
+        if quick and size > 1 << 14 and name == "map":
+            continue
+        sim_s, sim_sum = time_cudasim(name, size)
+        g_s, _, g_sum = time_gpusim(name, size)
+        same = "yes" if np.isclose(sim_sum, g_sum, rtol=1e-5) else "NO"
+        rows.append(f"| {label} | {sim_s:.2f} s | {g_s * 1e3:.1f} ms | {sim_s / g_s:,.0f}x | {same} |")
+        print(rows[-1], flush=True)
+    return rows
+
+
+def scaling() -> list[str]:
+    rows = ["| threads (1-D map, 256/block) | gpusim, faults + metrics on | ns per thread | gpusim, metrics off |",
+            "|---:|---:|---:|---:|"]
+    for p in range(10, 23, 2):
+        n = 1 << p
+        t_on, _, _ = time_gpusim("map", n, repeat=2)
+        t_off, _, _ = time_gpusim("map", n, repeat=2, instrument=False)
+        rows.append(f"| 2^{p} = {n:,} | {t_on * 1e3:.1f} ms | {t_on / n * 1e9:.0f} | {t_off * 1e3:.1f} ms |")
+        print(rows[-1], flush=True)
+    t, _, _ = time_gpusim("matmul", 256, repeat=1, trace=False)
+    t2, _, _ = time_gpusim("matmul", 256, repeat=1)
+    rows.append("")
+    rows.append("| 256x256 tiled matmul, 16x16 tiles | seconds |")
+    rows.append("|---|---:|")
+    rows.append(f"| faults + metrics + trace on | {t2:.2f} s |")
+    rows.append(f"| faults + metrics on, trace off | {t:.2f} s |")
+    print("\n".join(rows[-4:]), flush=True)
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--write", action="store_true", help="rewrite docs/benchmarks.md with the tables")
+    ap.add_argument("--quick", action="store_true", help="skip the slowest numba-simulator case")
+    ap.add_argument("--skip-numba", action="store_true", help="only the gpusim scaling table")
+    args = ap.parse_args()
+    head = (f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {os.cpu_count()} cores, "
+            f"Python {platform.python_version()}, NumPy {np.__version__}.")
+    print(head)
+    parts = [head, ""]
+    if not args.skip_numba:
+        parts += ["## gpusim against numba's CUDA simulator (same kernels, same inputs)", ""] + versus(args.quick)
+        parts.append("")
+    parts += ["## Scaling", ""] + scaling()
+    if args.write:
+        doc = ROOT / "docs" / "benchmarks.md"
+        doc.write_text("# Benchmarks\n\nReproduce with `python -m benchmarks.bench_engine --write`.\n\n"
+                       + "\n".join(parts) + "\n")
+        print(f"wrote {doc}")
+
+
+if __name__ == "__main__":
+    main()
