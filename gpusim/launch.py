@@ -19,8 +19,10 @@ from .runtime import Abort, Runtime
 
 #: lanes per chunk: large enough to amortise Python overhead, small enough to stay in cache and memory
 CHUNK_LANES = 1 << 16
-#: default loop budget (vector iterations of all loops in one chunk)
-DEFAULT_MAX_STEPS = 1 << 20
+#: default loop budget: vector iterations of all loops in one chunk (each is one iteration of every active
+#: lane). A quarter of a million is far beyond any puzzle (FlashAttention's reference needs ~2,400) and ends
+#: a runaway loop in seconds.
+DEFAULT_MAX_STEPS = 250_000
 MAX_THREADS_PER_BLOCK = 1024
 MAX_STATIC_SHARED = 48 * 1024
 

@@ -1,0 +1,225 @@
+"""The headless checker: run a solution file through gpusim on every test case of a puzzle and judge it.
+
+For each ``Case``: copy its buffers, run each ``LaunchStep`` in order on the copies, stop the case at the
+first fault, compare the outputs with ``puzzle.spec`` applied to the untouched buffers, measure ``RunStats``
+and check the constraints. A solution passes when every case passes; it earns ★ for passing and each further
+``Star`` tier, in order, whose rules hold on every case.
+
+Whatever the file does, ``check_file`` returns a ``CheckResult``: a compile error, a fault, a bad launch or a
+bug in the simulator or the puzzle becomes a ``Failure`` with a message, never an exception.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+import gpusim
+from gpusim.faults import KernelCompileError, KernelFault, KernelTimeout, LaunchError
+
+from .compare import PuzzleBug, first_mismatch
+from .loader import Solution, load_solution
+from .model import Case, Puzzle, Rule, RunStats
+from .results import STOPPING_KINDS, CaseResult, CheckResult, Failure
+from .stats import measure
+
+__all__ = ["check_file", "max_stars", "CheckResult", "CaseResult", "Failure"]
+
+# Loop iterations one launch may run before gpusim stops it with a KernelTimeout. The reference solutions
+# need a few thousand at most; gpusim's own default (about a million) would keep a player waiting minutes
+# for an endless loop. After a timeout the remaining cases are not run: they would only time out again.
+MAX_STEPS = 50_000
+
+
+def max_stars(puzzle: Puzzle) -> int:
+    """The most stars a puzzle gives: its highest ``Star`` tier, or 1 when it has none."""
+    return max((star.stars for star in puzzle.stars), default=1)
+
+
+def check_file(puzzle: Puzzle, path: str | Path, *, trace: bool = False,
+               capture_output: bool = True) -> CheckResult:
+    """Check the solution in ``path`` against ``puzzle``.
+
+    ``trace`` asks gpusim for the barrier-phase trace of each launch (kept in ``CaseResult.reports``, for the
+    TUI). ``capture_output`` keeps what the file prints out of the terminal, in ``CheckResult.stdout``.
+    """
+    started = time.perf_counter()
+    result = CheckResult(puzzle=puzzle.slug, number=puzzle.number, file=str(path),
+                         max_stars=max_stars(puzzle))
+    sink = io.StringIO()
+    redirect = contextlib.redirect_stdout(sink) if capture_output else contextlib.nullcontext()
+    try:
+        with redirect:
+            _check(puzzle, Path(path), result, trace)
+    except Exception as e:  # last line of defence: a bug in the checker itself
+        result.failures.append(_internal_error("the checker", e, result))
+    result.stdout = sink.getvalue()
+    _judge(puzzle, result)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _check(puzzle: Puzzle, path: Path, result: CheckResult, trace: bool) -> None:
+    try:
+        solution = load_solution(path, puzzle.kernels)
+    except KernelCompileError as e:
+        result.failures.append(Failure("compile", str(e)))
+        return
+    try:
+        cases = tuple(puzzle.make_cases())
+    except Exception as e:
+        result.failures.append(_puzzle_bug(puzzle, f"make_cases() failed: {type(e).__name__}: {e}"))
+        return
+    if not cases:
+        result.failures.append(_puzzle_bug(puzzle, "it has no test cases"))
+        return
+    result.cases = [CaseResult(name=case.name, note=case.note) for case in cases]
+    for case, outcome in zip(cases, result.cases):
+        started = time.perf_counter()
+        _run_case(puzzle, solution, case, outcome, trace, result)
+        outcome.seconds = time.perf_counter() - started
+        for failure in outcome.failures:
+            if not _already_reported(result, failure):
+                result.failures.append(failure)
+        if any(f.kind in STOPPING_KINDS or isinstance(f.fault, KernelTimeout) for f in outcome.failures):
+            break
+
+
+def _run_case(puzzle: Puzzle, solution: Solution, case: Case, outcome: CaseResult, trace: bool,
+              result: CheckResult) -> None:
+    """Run one case and record its failures on ``outcome``; every exception becomes a ``Failure``."""
+    try:
+        _launch_all(puzzle, solution, case, outcome, trace)
+    except KernelCompileError as e:
+        outcome.failures.append(Failure("compile", str(e), case.name))
+    except LaunchError as e:
+        outcome.failures.append(Failure("error", f"the kernel could not be launched: {e}", case.name))
+    except KernelFault as fault:  # gpusim collects faults in the report; accept a raised one all the same
+        outcome.failures.append(Failure("fault", fault.message, case.name, fault=fault))
+    except PuzzleBug as e:
+        outcome.failures.append(_puzzle_bug(puzzle, str(e), case.name))
+    except RecursionError as e:
+        outcome.failures.append(Failure("error", f"the simulator ran out of stack: {e}", case.name))
+    except Exception as e:
+        outcome.failures.append(_internal_error("the simulator", e, result, case.name))
+    outcome.status = "fail" if outcome.failures else "pass"
+
+
+def _launch_all(puzzle: Puzzle, solution: Solution, case: Case, outcome: CaseResult, trace: bool) -> None:
+    buffers = copy.deepcopy(dict(case.buffers))
+    before = copy.deepcopy(dict(case.buffers))
+    for number, step in enumerate(case.steps, 1):
+        kernel = solution.kernels.get(step.kernel)
+        if kernel is None:
+            raise PuzzleBug(f"case {case.name!r} launches {step.kernel!r}, not one of the puzzle's kernels")
+        unknown = [a for a in step.args if a not in buffers]
+        if unknown:
+            raise PuzzleBug(f"case {case.name!r} passes unknown buffers {unknown}")
+        args = tuple(buffers[a] for a in step.args)
+        report = gpusim.launch(kernel, step.grid, step.block, args, shared_mem=step.shared_mem, trace=trace,
+                               max_steps=MAX_STEPS)
+        outcome.reports.append(report)
+        if report.faults:
+            first, others = report.faults[0], report.faults[1:]
+            message = first.message
+            if others:
+                named = ", ".join(f"{type(f).__name__} at line {f.lineno}" for f in others[:3])
+                message += f"\n  also in this launch: {named}" + (" and more" if len(others) > 3 else "")
+            detail = {"launch": number, "kernel": step.kernel,
+                      "faults": [type(f).__name__ for f in report.faults]}
+            outcome.failures.append(Failure("fault", message, case.name, fault=first, detail=detail))
+            return
+    expected = _spec(puzzle, before)
+    mismatch = first_mismatch(puzzle.outputs, buffers, expected, before, puzzle.rtol, puzzle.atol)
+    if mismatch is not None:
+        outcome.failures.append(Failure("mismatch", mismatch.message, case.name, detail=mismatch.to_dict()))
+    measured = measure(outcome.reports)
+    outcome.stats, outcome.stats_complete = measured.stats, measured.complete
+    outcome.unmeasured = list(measured.missing)
+    for rule in puzzle.constraints:
+        why = _apply(rule, measured.stats)
+        if why is not None:
+            outcome.failures.append(Failure(
+                "constraint", f"constraint not met ({rule.description}): {why}", case.name,
+                detail={"rule": rule.description, "reason": why}))
+
+
+def _spec(puzzle: Puzzle, before: dict[str, Any]) -> dict[str, Any]:
+    try:
+        expected = puzzle.spec(**copy.deepcopy(before))
+    except Exception as e:
+        raise PuzzleBug(f"its spec failed: {type(e).__name__}: {e}") from None
+    if not hasattr(expected, "keys"):
+        raise PuzzleBug(f"its spec returned a {type(expected).__name__}, not a mapping of outputs")
+    return dict(expected)
+
+
+def _apply(rule: Rule, stats: RunStats) -> str | None:
+    try:
+        return rule.check(stats)
+    except Exception as e:
+        raise PuzzleBug(f"its rule {rule.description!r} failed: {type(e).__name__}: {e}") from None
+
+
+def _judge(puzzle: Puzzle, result: CheckResult) -> None:
+    """Decide pass or fail, the stars, and what the next star needs."""
+    result.passed = bool(result.cases) and not result.failures and all(c.passed for c in result.cases)
+    if not result.passed:
+        result.stars = 0
+        result.next_star = "★ needs every test case to pass and every constraint to hold"
+        return
+    result.stars = 1
+    missing = sorted({m for c in result.cases for m in c.unmeasured})
+    if missing:
+        result.notes.append("some numbers were not measured (" + "; ".join(missing) + "): constraints on "
+                            "them were not judged and stars beyond the first cannot be awarded")
+    for tier in sorted(puzzle.stars, key=lambda s: s.stars):
+        mark = "★" * tier.stars
+        if missing:
+            result.next_star = f"{mark} {tier.description}: needs measurements the simulator did not make"
+            return
+        try:
+            why = _first_violation(tier.rules, result.cases)
+        except PuzzleBug as e:
+            result.failures.append(_puzzle_bug(puzzle, str(e)))
+            result.passed, result.stars = False, 0
+            return
+        if why is not None:
+            result.next_star = f"{mark} {tier.description}: {why}"
+            return
+        result.stars = tier.stars
+    result.next_star = None
+
+
+def _first_violation(rules: tuple[Rule, ...], cases: list[CaseResult]) -> str | None:
+    for case in cases:
+        for rule in rules:
+            why = _apply(rule, case.stats)
+            if why is not None:
+                return f"{why} (case {case.name!r})"
+    return None
+
+
+def _already_reported(result: CheckResult, failure: Failure) -> bool:
+    """A constraint broken in several cases is listed once in ``CheckResult.failures`` (each case has it)."""
+    if failure.kind != "constraint":
+        return False
+    return any(f.kind == "constraint" and f.detail.get("rule") == failure.detail.get("rule")
+               for f in result.failures)
+
+
+def _puzzle_bug(puzzle: Puzzle, what: str, case: str | None = None) -> Failure:
+    return Failure("error", f"the puzzle {puzzle.slug!r} has a bug (not your kernel): {what}", case)
+
+
+def _internal_error(where: str, error: Exception, result: CheckResult, case: str | None = None) -> Failure:
+    result.debug.append(traceback.format_exc())
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    message = (f"{where} failed: this is a bug in gpu-puzzles, not in your kernel "
+               f"({type(error).__name__}{': ' + text if text else ''})")
+    return Failure("error", message, case)

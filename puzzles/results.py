@@ -1,0 +1,113 @@
+"""What a check found, as values: ``CheckResult`` for a solution, ``CaseResult`` per test case, ``Failure``.
+
+The CLI and the TUI render these; ``to_dict()`` is the stable JSON form (``SCHEMA`` is bumped on any change
+that could break a reader).
+
+Failure kinds:
+
+* ``compile``    — the file is not valid Python, fails as it runs, lacks a kernel, or uses a construct
+                   that gpusim does not run.
+* ``fault``      — a thread faulted (out of bounds, data race, divergent barrier, uninitialised read, endless
+                   loop, error in the kernel); ``fault`` holds the ``KernelFault``.
+* ``mismatch``   — an output differs from the spec; ``detail`` holds the first wrong element.
+* ``constraint`` — a constraint of the puzzle does not hold; ``detail`` holds the rule's description.
+* ``error``      — the launch could not be made, or the simulator or the puzzle has a bug.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .model import RunStats
+from .stats import stats_to_dict
+
+SCHEMA = 1
+STOPPING_KINDS = ("compile", "error")   # failures after which the other cases are not run
+
+
+@dataclass
+class Failure:
+    """One reason a solution fails: its kind, a message for the player, and where it happened."""
+
+    kind: str
+    message: str
+    case: str | None = None
+    fault: Any = None                               # the KernelFault for kind "fault"
+    detail: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": self.kind,
+            "message": self.message,
+            "case": self.case,
+            "fault": self.fault.to_dict() if self.fault is not None else None,
+            "detail": dict(self.detail),
+        }
+
+
+@dataclass
+class CaseResult:
+    """The outcome of one test case. ``status`` is "pass", "fail" or "not run"."""
+
+    name: str
+    note: str = ""
+    status: str = "not run"
+    failures: list[Failure] = field(default_factory=list)
+    stats: RunStats | None = None
+    stats_complete: bool = False
+    unmeasured: list[str] = field(default_factory=list)  # why some stats could not be measured
+    reports: list[Any] = field(default_factory=list)  # the LaunchReport of every launch that ran
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "pass"
+
+    def to_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "note": self.note,
+            "status": self.status,
+            "failures": [f.to_dict() for f in self.failures],
+            "stats": stats_to_dict(self.stats) if self.stats is not None else None,
+            "stats_complete": self.stats_complete,
+            "unmeasured": list(self.unmeasured),
+            "seconds": round(self.seconds, 4),
+        }
+
+
+@dataclass
+class CheckResult:
+    """The verdict on one solution file for one puzzle."""
+
+    puzzle: str                 # slug
+    number: int
+    file: str
+    passed: bool = False
+    stars: int = 0
+    max_stars: int = 1
+    failures: list[Failure] = field(default_factory=list)
+    cases: list[CaseResult] = field(default_factory=list)
+    next_star: str | None = None
+    notes: list[str] = field(default_factory=list)  # things the player should know that are not failures
+    stdout: str = ""            # what the file and its kernels printed
+    seconds: float = 0.0
+    debug: list[str] = field(default_factory=list)  # internal tracebacks, for bug reports only
+
+    def to_dict(self) -> dict:
+        return {
+            "schema": SCHEMA,
+            "puzzle": self.puzzle,
+            "number": self.number,
+            "file": self.file,
+            "passed": self.passed,
+            "stars": self.stars,
+            "max_stars": self.max_stars,
+            "next_star": self.next_star,
+            "failures": [f.to_dict() for f in self.failures],
+            "cases": [c.to_dict() for c in self.cases],
+            "notes": list(self.notes),
+            "stdout": self.stdout,
+            "seconds": round(self.seconds, 4),
+        }

@@ -1,0 +1,55 @@
+"""Plausible wrong solutions (tests/puzzles/wrong/) are rejected, each for the reason its header states.
+
+Each file is ``<slug_underscored>__<what>.py`` and starts with ``# WRONG: <slug> expect=<kind>[:<detail>]``:
+kind ``mismatch``, a fault class (``OutOfBounds``, ``DataRace``, ``BarrierDivergence``, ``UninitializedRead``,
+``KernelTimeout``) or ``constraint`` (detail: part of the broken rule's description or message).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from puzzle_fixtures import puzzle_id, real_puzzles
+
+from puzzles.checker import check_file
+
+WRONG_DIR = Path(__file__).resolve().parent / "wrong"
+HEADER = re.compile(r"^# WRONG: (?P<slug>[a-z0-9-]+) expect=(?P<kind>\w+)(?::(?P<detail>.+))?$")
+FAULTS = {"OutOfBounds", "DataRace", "BarrierDivergence", "UninitializedRead", "KernelTimeout"}
+PUZZLES = {p.slug: p for p in real_puzzles()}
+FILES = sorted(WRONG_DIR.glob("*.py"))
+
+
+def _header(path: Path) -> re.Match:
+    first = path.read_text(encoding="utf-8").splitlines()[0] if path.stat().st_size else ""
+    match = HEADER.match(first.strip())
+    assert match, f"{path.name}: the first line must be `# WRONG: <slug> expect=<kind>[:<detail>]`"
+    return match
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_wrong_solution_is_rejected_for_its_reason(path: Path):
+    header = _header(path)
+    slug, kind, detail = header["slug"], header["kind"], (header["detail"] or "").strip()
+    assert slug in PUZZLES, f"{path.name}: no puzzle {slug!r}"
+    assert path.name.startswith(slug.replace("-", "_") + "__"), f"{path.name}: name must start with the slug"
+    assert kind in FAULTS | {"mismatch", "constraint"}, f"{path.name}: unknown kind {kind!r}"
+    result = check_file(PUZZLES[slug], path)
+    seen = [f"[{f.kind}{':' + type(f.fault).__name__ if f.fault is not None else ''}] {f.message}"
+            for f in result.failures]
+    assert not result.passed, f"{path.name} passed; it should fail with {kind}"
+    assert not any(f.kind in ("error", "compile") for f in result.failures), "\n".join(seen)
+    if kind in FAULTS:
+        ok = any(f.kind == "fault" and kind in f.detail.get("faults", [type(f.fault).__name__])
+                 for f in result.failures)
+    else:
+        ok = any(f.kind == kind and detail in f.message for f in result.failures)
+    assert ok, f"expected {kind}{':' + detail if detail else ''}, got:\n" + "\n".join(seen)
+
+
+@pytest.mark.parametrize("puzzle", list(PUZZLES.values()), ids=puzzle_id)
+def test_every_puzzle_has_a_wrong_solution(puzzle):
+    prefix = puzzle.slug.replace("-", "_") + "__"
+    assert any(p.name.startswith(prefix) for p in FILES), f"no tests/puzzles/wrong/{prefix}<what>.py"
