@@ -269,9 +269,12 @@ class FunctionGen:
         elif isinstance(target, ast.Tuple):
             if isinstance(value, ast.Tuple) and len(value.elts) == len(target.elts):
                 vals = []
-                for e in value.elts:
+                for tgt, e in zip(target.elts, value.elts):
                     t = self.tmp()
-                    self.emit(f"{t} = {self.expr(e, ctx)}")
+                    if isinstance(tgt, ast.Name) and tgt.id in self.ir.arrays:  # a, b = cuda.shared.array(..), ..
+                        self.emit(f"{t} = {self.array_decl(e, tgt.id, ctx)}")
+                    else:
+                        self.emit(f"{t} = {self.expr(e, ctx)}")
                     vals.append(t)
             else:
                 t = self.tmp()
@@ -458,6 +461,12 @@ class FunctionGen:
         dtype_node = value.args[1] if len(value.args) > 1 else kw.get("dtype")
         if shape_node is None or dtype_node is None:
             raise ir.error(value, f"cuda.{q.path} needs a shape and a dtype")
+        parts = shape_node.elts if isinstance(shape_node, ast.Tuple) else [shape_node]
+        for part in parts:
+            if not isinstance(part, (ast.Constant, ast.Name, ast.Attribute)):
+                raise ir.error(part, f"the shape of cuda.{q.path} must be a literal or a module-level constant, "
+                                     f"not the expression {ast.unparse(part)!r} (numba-cuda rejects it: give it a "
+                                     "name at module level, e.g. TILE_LEN = TPB + 2)")
         shape = const_eval(ir, shape_node)
         dtype = const_eval(ir, dtype_node)
         if not isinstance(dtype, np.dtype):
@@ -523,7 +532,7 @@ class FunctionGen:
             if isinstance(node.op, ast.Not):
                 return f"rt.logical_not({v})"
             if isinstance(node.op, ast.USub):
-                return f"(-{v})"
+                return f"(-{v})" if isinstance(node.operand, ast.Constant) else f"rt.neg({v})"
             if isinstance(node.op, ast.UAdd):
                 return f"(+{v})"
             return f"rt.invert({v})"
@@ -560,8 +569,42 @@ class FunctionGen:
     def has_side_effects(self, node: ast.AST) -> bool:
         return any(isinstance(n, (ast.Subscript, ast.Call)) for n in ast.walk(node))
 
+    @staticmethod
+    def boolish(node: ast.AST) -> bool:
+        """Is ``node`` a bool by construction (a comparison, ``not``, a bool literal, and/or of those)?"""
+        if isinstance(node, ast.Compare) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+            return True
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, bool)
+        if isinstance(node, ast.BoolOp):
+            return all(FunctionGen.boolish(v) for v in node.values)
+        return False
+
+    def boolop_value(self, node: ast.BoolOp, ctx: Ctx, is_and: bool) -> str:
+        """``a or b`` / ``a and b`` on non-bool values: the result is one of the operands, as in Python and
+        numba (``x = a[i] or 7.5``); later operands are evaluated only on the lanes that need them."""
+        res = self.tmp()
+        self.emit(f"{res} = {self.expr(node.values[0], ctx)}")
+        if not any(self.varies(v) for v in node.values):
+            for v in node.values[1:]:
+                self.emit(f"if {'' if is_and else 'not '}rt.truth({res}):")
+                self.indent += 1
+                self.emit(f"{res} = {self.expr(v, ctx)}")
+                self.indent -= 1
+            return res
+        for v in node.values[1:]:
+            c, m = self.tmp("_c"), self.tmp("_m")
+            self.emit(f"{c} = rt.truth({res})")
+            self.emit(f"{m} = {ctx.mask} & {'' if is_and else '~'}{c}")
+            val = self.expr(v, Ctx(m, ctx.partial, ctx.loop))
+            taken, kept = (val, res) if is_and else (res, val)
+            self.emit(f"{res} = rt.select({c}, {taken}, {kept})")
+        return res
+
     def boolop(self, node: ast.BoolOp, ctx: Ctx) -> str:
         is_and = isinstance(node.op, ast.And)
+        if not all(self.boolish(v) for v in node.values):
+            return self.boolop_value(node, ctx, is_and)
         if not any(self.varies(v) for v in node.values):
             if not any(self.has_side_effects(v) for v in node.values[1:]):
                 vals = [self.expr(v, ctx) for v in node.values]
@@ -648,7 +691,7 @@ class FunctionGen:
         if name == "int":
             return f"rt.cast({args[0]}, {self.const(np.dtype(np.int64))})"
         if name == "float":
-            return f"rt.cast({args[0]}, {self.const(np.dtype(np.float64))})"
+            return f"rt.to_float({args[0]})"
         if name == "bool":
             return f"rt.truth({args[0]})"
         if name == "len":
@@ -713,9 +756,13 @@ class FunctionGen:
         if path in SHUFFLES:
             mask = arg(0, "mask")
             val = arg(1, "value")
-            third = arg(2, "src_lane" if path == "shfl_sync" else ("delta" if path != "shfl_xor_sync"
-                                                                     else "lane_mask"))
-            width = arg(3, "width", self.const(32))
+            third_name = "src_lane" if path == "shfl_sync" else ("delta" if path != "shfl_xor_sync"
+                                                                  else "lane_mask")
+            if len(node.args) > 3 or "width" in kw:
+                raise ir.error(node, f"numba-cuda's cuda.{path}(mask, value, {third_name}) has no width "
+                                     "argument (a kernel using one does not compile for the GPU)")
+            third = arg(2, third_name)
+            width = self.const(32)
             t = self.tmp()
             self.emit(f"{t} = rt.shuffle({SHUFFLES[path]!r}, {m}, {mask}, {val}, {third}, {width}, {line})")
             return t

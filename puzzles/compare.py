@@ -35,7 +35,9 @@ class Mismatch:
     def message(self) -> str:
         where = f"`{self.output}`" + (f" at index {_fmt_index(self.index)}" if self.index else "")
         text = f"{where}: expected {_fmt(self.expected)}, got {_fmt(self.got)}"
-        if self.unchanged:
+        if self.unchanged and isinstance(self.got, (float, np.floating)) and np.isnan(self.got):
+            text += " (still NaN, as before the launch: no thread wrote it, or the kernel computed NaN)"
+        elif self.unchanged:
             text += " (unchanged since before the launch: no thread wrote it)"
         if self.total > 1:
             text += f"; {self.count} of {self.total} elements differ"

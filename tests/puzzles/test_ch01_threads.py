@@ -135,3 +135,27 @@ def test_blocks_2d_cases_fit_neither_way():
     worked = cases[0]
     assert worked.buffers["a"].shape == (5, 7) and worked.steps[0].block == (4, 4)
     assert worked.steps[0].grid == (2, 2)
+
+
+TRANSPOSED_MAP_2D = '''
+from numba import cuda
+
+
+@cuda.jit
+def map_2d_kernel(out, a, n):
+    r = cuda.threadIdx.x
+    c = cuda.threadIdx.y
+    if r < n and c < n:
+        out[r, c] = a[r, c] + 10
+'''
+
+
+def test_map_2d_transposed_mapping_is_correct_but_loses_the_coalescing_star(tmp_path):
+    """x for the row gives the right numbers (the matrix and block are square) but scatters each warp."""
+    from puzzles.checker import check_file
+
+    path = tmp_path / "transposed.py"
+    path.write_text(TRANSPOSED_MAP_2D.lstrip(), encoding="utf-8")
+    result = check_file(p04_map_2d.PUZZLE, path)
+    assert result.passed and result.stars == 1, (result.stars, result.next_star, result.failures)
+    assert "coalesced" in result.next_star

@@ -183,3 +183,112 @@ def test_matmul_worked_example_and_ragged_sizes():
     assert p14_matmul.MAX_READS == math.ceil(p14_matmul.MAX_K / tile)
     assert any(k > p14_matmul.MAX_READS for _, k, _ in shapes), "an untiled kernel breaks the read limit"
     assert 2 * tile * tile * 4 <= p14_matmul.SHARED_BUDGET
+
+
+INTERLEAVED_DOT = '''
+import numba
+from numba import cuda
+
+TPB = 64
+
+
+@cuda.jit
+def dot_kernel(out, a, b, n):
+    s = cuda.shared.array(TPB, numba.float32)
+    t = cuda.threadIdx.x
+    i = cuda.blockIdx.x * TPB + t
+    if i < n:
+        s[t] = a[i] * b[i]
+    else:
+        s[t] = 0.0
+    cuda.syncthreads()
+    stride = 1
+    while stride < TPB:
+        idx = 2 * stride * t
+        if idx < TPB:
+            s[idx] += s[idx + stride]
+        cuda.syncthreads()
+        stride *= 2
+    if t == 0:
+        out[cuda.blockIdx.x] = s[0]
+'''
+
+CHUNKED_AXIS_SUM = '''
+import numba
+from numba import cuda
+
+TPB = 64
+
+
+@cuda.jit
+def row_sum_kernel(out, a, cols):
+    s = cuda.shared.array(TPB, numba.float32)
+    r = cuda.blockIdx.x
+    t = cuda.threadIdx.x
+    chunk = (cols + TPB - 1) // TPB
+    acc = 0.0
+    for c in range(t * chunk, min((t + 1) * chunk, cols)):
+        acc += a[r, c]
+    s[t] = acc
+    cuda.syncthreads()
+    stride = TPB // 2
+    while stride > 0:
+        if t < stride:
+            s[t] += s[t + stride]
+        cuda.syncthreads()
+        stride //= 2
+    if t == 0:
+        out[r] = s[0]
+'''
+
+TRANSPOSED_MATMUL = '''
+import numba
+from numba import cuda
+
+TILE = 16
+
+
+@cuda.jit
+def matmul_kernel(out, a, b, m, k, n):
+    sa = cuda.shared.array((TILE, TILE), numba.float32)
+    sb = cuda.shared.array((TILE, TILE), numba.float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    c = cuda.blockIdx.x * TILE + tx
+    r = cuda.blockIdx.y * TILE + ty
+    rl = cuda.blockIdx.y * TILE + tx
+    cl = cuda.blockIdx.x * TILE + ty
+    acc = 0.0
+    for t0 in range(0, k, TILE):
+        if rl < m and t0 + ty < k:
+            sa[tx, ty] = a[rl, t0 + ty]
+        else:
+            sa[tx, ty] = 0.0
+        if t0 + tx < k and cl < n:
+            sb[tx, ty] = b[t0 + tx, cl]
+        else:
+            sb[tx, ty] = 0.0
+        cuda.syncthreads()
+        for j in range(TILE):
+            acc += sa[ty, j] * sb[j, tx]
+        cuda.syncthreads()
+    if r < m and c < n:
+        out[r, c] = acc
+'''
+
+
+@pytest.mark.parametrize("module, source, stars, missing", [
+    (p10_dot_product, INTERLEAVED_DOT, 2, "bank conflicts"),      # s[2*stride*t]: 2-way conflicts
+    (p13_axis_sum, CHUNKED_AXIS_SUM, 1, "coalesced"),             # a contiguous chunk per thread
+    (p14_matmul, TRANSPOSED_MATMUL, 1, "coalesced"),              # threadIdx.x walks down a column
+], ids=["dot-interleaved-tree", "axis-sum-chunks", "matmul-transposed-loads"])
+def test_correct_but_wasteful_kernels_lose_stars(tmp_path, module, source, stars, missing):
+    """The star rules tell a good kernel from a correct but wasteful one (and the slack is not too loose)."""
+    from puzzles.checker import check_file
+
+    path = tmp_path / "variant.py"
+    path.write_text(source.lstrip(), encoding="utf-8")
+    result = check_file(module.PUZZLE, path)
+    assert result.passed, [f.message for f in result.failures]
+    assert result.stars == stars, (result.stars, result.next_star)
+    assert missing in result.next_star

@@ -1,0 +1,18 @@
+"""Reference solution — puzzle 8, Shared memory (reverse each block's chunk)."""
+import numba
+from numba import cuda
+
+TPB = 8
+
+
+@cuda.jit
+def reverse_kernel(out, a, n):
+    s = cuda.shared.array(TPB, numba.float32)
+    t = cuda.threadIdx.x
+    start = cuda.blockIdx.x * TPB
+    if start + t < n:
+        s[t] = a[start + t]
+    cuda.syncthreads()
+    length = min(TPB, n - start)
+    if t < length:
+        out[start + t] = s[length - 1 - t]

@@ -1,0 +1,33 @@
+# WRONG: conv-1d expect=constraint:`w`
+# Tiles `a` correctly but reads the weights from global memory inside the loop: k reads of `w` per thread
+# where the puzzle allows 1.
+import numba
+from numba import cuda
+
+TPB = 16
+MAX_K = 4
+TILE_LEN = TPB + MAX_K - 1
+
+
+@cuda.jit
+def conv_kernel(out, a, w, n, k):
+    tile = cuda.shared.array(TILE_LEN, numba.float32)
+    t = cuda.threadIdx.x
+    start = cuda.blockIdx.x * TPB
+    i = start + t
+    if i < n:
+        tile[t] = a[i]
+    else:
+        tile[t] = 0.0
+    if t < MAX_K - 1:
+        h = start + TPB + t
+        if h < n:
+            tile[TPB + t] = a[h]
+        else:
+            tile[TPB + t] = 0.0
+    cuda.syncthreads()
+    if i < n:
+        acc = 0.0
+        for j in range(k):
+            acc += tile[t + j] * w[j]
+        out[i] = acc

@@ -1,0 +1,40 @@
+# WRONG: sparse-24-gemv expect=UninitializedRead
+# Threads whose row does not exist return at once. But they were supposed to help stage x: in the last
+# block of the 37-row case only row 36's warp copies x, so xs[32:64] is never written and is then read.
+import numba
+from numba import cuda
+
+TPB_X = 32
+ROWS = 4
+K_MAX = 128
+
+
+@cuda.jit
+def sparse24_gemv(values, meta, x, y):
+    xs = cuda.shared.array(K_MAX, numba.float32)
+    partial = cuda.shared.array((ROWS, TPB_X), numba.float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    row = cuda.blockIdx.x * ROWS + ty
+    n_rows = values.shape[0]
+    k_total = x.shape[0]
+    if row >= n_rows:
+        return
+    for k in range(ty * TPB_X + tx, k_total, TPB_X * ROWS):
+        xs[k] = x[k]
+    cuda.syncthreads()
+    acc = numba.float32(0.0)
+    for j in range(tx, values.shape[1], TPB_X):
+        g = j // 2
+        pos = (meta[row, g] >> (2 * (j % 2))) & 3
+        acc += values[row, j] * xs[4 * g + pos]
+    partial[ty, tx] = acc
+    cuda.syncthreads()
+    stride = TPB_X // 2
+    while stride > 0:
+        if tx < stride:
+            partial[ty, tx] += partial[ty, tx + stride]
+        cuda.syncthreads()
+        stride //= 2
+    if tx == 0:
+        y[row] = partial[ty, 0]
