@@ -112,3 +112,24 @@ def max_total_global_sectors(limit: int) -> Rule:
         return None
 
     return Rule(f"at most {limit} global-memory sectors moved", check)
+
+
+SHARED_LD = "smsp__sass_inst_executed_op_shared_ld.sum"
+SHARED_ST = "smsp__sass_inst_executed_op_shared_st.sum"
+
+
+def log_step_work(max_loads_per_store: float = 3.0) -> Rule:
+    """At most ``max_loads_per_store`` warp-level shared loads for every warp-level shared store."""
+
+    def check(s: RunStats) -> str | None:
+        if SHARED_LD not in s.metrics or SHARED_ST not in s.metrics:
+            return "the simulator reported no shared-memory instruction counts, so the work cannot be judged"
+        loads, stores = s.metrics[SHARED_LD], s.metrics[SHARED_ST]
+        if loads > max_loads_per_store * max(stores, 1.0):
+            return (f"the kernel executes {loads:.0f} shared-memory loads for {stores:.0f} stores "
+                    f"({loads / max(stores, 1.0):.1f} per store): a loop over the whole prefix re-reads it "
+                    f"for every element; a log-step scan reads about 2 values per value it writes")
+        return None
+
+    return Rule(f"log-step work: at most {max_loads_per_store:g} shared-memory loads per shared-memory store",
+                check)

@@ -13,8 +13,8 @@ from puzzles.ch06_scans import p29_blelloch as p29
 from puzzles.ch06_scans import p30_multi_block_scan as p30
 from puzzles.ch06_scans import p31_segmented_scan as p31
 from puzzles.ch06_scans import p32_linear_recurrence as p32
-from puzzles.ch06_scans._scan_rules import SHARED_LD, SHARED_ST, log_step_work
 from puzzles.model import RunStats
+from puzzles.rules import SHARED_LD, SHARED_ST, log_step_work
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = [p28, p29, p30, p31, p32]

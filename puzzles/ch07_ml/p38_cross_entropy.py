@@ -1,0 +1,130 @@
+"""Puzzle 38 — Cross-entropy: per-row loss = logsumexp(logits) - logits[target], stable, one block per row."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from puzzles.model import Case, LaunchStep, Puzzle, Star
+from puzzles.rules import (
+    ideal_coalescing,
+    max_global_reads_per_thread,
+    max_global_writes_per_thread,
+    must_use_shared,
+    no_atomics,
+    no_bank_conflicts,
+)
+
+TPB = 64
+MAX_COLS = 256
+ITEMS = MAX_COLS // TPB
+
+READING = ("*Let's reproduce GPT-2 (124M)* — Andrej Karpathy: the loss at the end of the forward pass "
+           "(`F.cross_entropy` on the logits), and why llm.c fuses it with the softmax")
+
+DESCRIPTION = f"""\
+# Puzzle 38 — Cross-entropy loss
+
+A language model ends with a row of logits per position, one per vocabulary entry, and the index of the
+token that actually came next. The training loss for that row is the negative log-probability of the target:
+
+    loss[r] = -log softmax(logits[r])[target[r]]
+            = logsumexp(logits[r]) - logits[r, target[r]]
+    logsumexp(v) = m + log( sum_j exp(v[j] - m) )        with m = max_j v[j]
+
+**Example:** logits `[2, 1, 0.5, -1]`, target 0: `m = 2`, `sum exp(v - m) = 1 + 0.3679 + 0.2231 + 0.0498 =
+1.6408`, `logsumexp = 2 + log(1.6408) = 2.4952`, `loss = 2.4952 - 2 = 0.4952`. With target 3 the loss is
+`2.4952 + 1 = 3.4952`: a confident wrong prediction costs a lot.
+
+Never form the probabilities: `exp(logit)` overflows float32 above about 88.7, and `log(softmax)` of a
+tiny probability loses everything. The max-shifted form above stays exact-ish for any logits; one case has
+logits near 500.
+
+```
+block r:  threads stride over the row ──► (max, sum exp) per thread ──► merge in shared memory
+          one thread: loss[r] = m + log(s) - logits[r, target[r]]
+```
+
+**What's new:** combining a reduction with a gather (`logits[r, target[r]]`), and producing one number per row
+from a whole block. The online `(max, sum)` pair of puzzle 34 lets you do it in one pass over the row (★★).
+
+**Launch:** one block of {TPB} threads per row; `logits` float32 `(rows, cols)` with `cols <= {MAX_COLS}`,
+`targets` int32 `(rows,)`, `loss` float32 `(rows,)`. At most {2 * ITEMS + 1} reads of `logits` per thread
+(two passes plus the target), one read of `targets` and one write of `loss`. ★★: at most {ITEMS + 1} reads
+of `logits` (one pass). Tolerance: rtol 1e-5, atol 1e-5.
+
+**Read more:** {READING}
+"""
+
+
+def spec(logits: np.ndarray, targets: np.ndarray, loss: np.ndarray) -> dict[str, np.ndarray]:
+    v = logits.astype(np.float64)
+    m = v.max(axis=1)
+    lse = m + np.log(np.exp(v - m[:, None]).sum(axis=1))
+    picked = v[np.arange(v.shape[0]), targets]
+    return {"loss": (lse - picked).astype(np.float32)}
+
+
+def _case(name: str, logits: np.ndarray, targets: np.ndarray, note: str) -> Case:
+    logits = np.asarray(logits, dtype=np.float32)
+    targets = np.asarray(targets, dtype=np.int32)
+    rows, cols = logits.shape
+    assert cols <= MAX_COLS and targets.shape == (rows,) and ((0 <= targets) & (targets < cols)).all()
+    loss = np.full(rows, np.nan, dtype=np.float32)
+    step = LaunchStep("cross_entropy_kernel", grid=rows, block=TPB, args=("logits", "targets", "loss"))
+    return Case(name, {"logits": logits, "targets": targets, "loss": loss}, (step,), note)
+
+
+def make_cases() -> tuple[Case, ...]:
+    rng = np.random.default_rng(38)
+    confident = rng.normal(0, 1, (4, 200))
+    confident[np.arange(4), [7, 199, 64, 130]] += 12.0       # the model is sure of one token per row
+    return (
+        _case("worked example 2x4", [[2, 1, 0.5, -1], [2, 1, 0.5, -1]], [0, 3],
+              "the example from the description, with targets 0 and 3"),
+        _case("random 6x64", rng.normal(0, 2, (6, 64)), rng.integers(0, 64, 6), "one column per thread"),
+        _case("confident 4x200", confident, [7, 199, 64, 0],
+              "rows 0-2 predict their target (small loss), row 3 does not (large loss); "
+              "targets at both ends"),
+        _case("huge logits 3x256", rng.normal(500, 20, (3, 256)), [255, 0, 128],
+              "logits near 500: exp without the max overflows float32"),
+        _case("one column 4x1", rng.normal(0, 5, (4, 1)), np.zeros(4),
+              "a single class: every loss is exactly 0"),
+        _case("random 5x24", rng.normal(-3, 4, (5, 24)), rng.integers(0, 24, 5),
+              "fewer columns than threads"),
+    )
+
+
+PUZZLE = Puzzle(
+    slug="cross-entropy",
+    number=38,
+    title="Cross-entropy loss",
+    chapter=7,
+    difficulty=3,
+    description=DESCRIPTION,
+    kernels=("cross_entropy_kernel",),
+    spec=spec,
+    make_cases=make_cases,
+    outputs=("loss",),
+    constraints=(
+        max_global_reads_per_thread(2 * ITEMS + 1, "logits"),
+        max_global_reads_per_thread(1, "targets"),
+        max_global_writes_per_thread(1, "loss"),
+        must_use_shared(),
+        no_atomics(),
+    ),
+    stars=(
+        Star(2, "one pass over the logits: a running (max, sum) per thread",
+             (max_global_reads_per_thread(ITEMS + 1, "logits"),)),
+        Star(3, "coalesced, and no bank conflicts in the merge", (ideal_coalescing(), no_bank_conflicts())),
+    ),
+    hints=(
+        "Every thread folds its columns into `(m, s)` as in puzzle 34: `m_new = max(m, v)`, "
+        "`s = s * exp(m - m_new) + exp(v - m_new)`. A thread with no columns keeps `(-inf, 0)`.",
+        "Merge the pairs in two shared arrays with a tree; skip the merge when the other side's max is -inf "
+        "(and copy it when yours is).",
+        "Thread 0 alone finishes: `loss[r] = sm[0] + math.log(ss[0]) - logits[r, targets[r]]`.",
+    ),
+    reading=READING,
+    rtol=1e-5,
+    atol=1e-5,
+)

@@ -1,0 +1,17 @@
+"""Reference solution for puzzle 37 (bias-gelu): one thread per element, z kept in a register."""
+
+import math
+
+from numba import cuda
+
+SQRT_2_OVER_PI = 0.7978845608028654
+
+
+@cuda.jit
+def bias_gelu_kernel(x, bias, out):
+    c = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+    r = cuda.blockIdx.y * cuda.blockDim.y + cuda.threadIdx.y
+    if r < x.shape[0] and c < x.shape[1]:
+        z = x[r, c] + bias[c]
+        inner = SQRT_2_OVER_PI * (z + 0.044715 * z * z * z)
+        out[r, c] = 0.5 * z * (1.0 + math.tanh(inner))
