@@ -73,6 +73,10 @@ class Compiled:
     filename: str          # the kernel's file
 
 
+def _is_mult(node: ast.AST) -> bool:
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
+
+
 class Ctx:
     """Where code is being generated: the current mask, whether assignments must merge, enclosing loop."""
 
@@ -304,19 +308,37 @@ class FunctionGen:
 
     def augassign(self, s: ast.AugAssign, ctx: Ctx) -> None:
         op = BINOPS[type(s.op)]
+        contract = isinstance(s.op, (ast.Add, ast.Sub)) and _is_mult(s.value)
         if isinstance(s.target, ast.Name):
             cur = self.var(s.target.id)
-            rhs = self.expr(s.value, ctx)
-            self.store_name(s.target.id, self.binop_code(cur, op, rhs, s.op, ctx, s.value), ctx)
+            if contract:
+                new = self.mad_code(cur, s.op, s.value, ctx, product_left=False)
+            else:
+                new = self.binop_code(cur, op, self.expr(s.value, ctx), s.op, ctx, s.value)
+            self.store_name(s.target.id, new, ctx)
         else:
             arr, idx = self.subscript_parts(s.target, ctx)
             t_idx = self.tmp()
             self.emit(f"{t_idx} = {idx}")
             old = self.tmp()
             self.emit(f"{old} = rt.ld({arr}, {ctx.mask}, {t_idx}, {s.lineno})")
-            rhs = self.expr(s.value, ctx)
-            new = self.binop_code(old, op, rhs, s.op, ctx, s.value)
+            if contract:
+                new = self.mad_code(old, s.op, s.value, ctx, product_left=False)
+            else:
+                new = self.binop_code(old, op, self.expr(s.value, ctx), s.op, ctx, s.value)
             self.emit(f"rt.st({arr}, {ctx.mask}, {t_idx}, {new}, {s.lineno})")
+
+    def mad_code(self, left: str, op: ast.operator, right: ast.AST, ctx: Ctx, product_left: bool) -> str:
+        """``x*y + z`` and friends: the GPU compiler contracts them into one fused multiply-add (one rounding),
+        so gpusim does too (``rt.mad``). ``left`` is already generated; ``right`` is a node."""
+        sub = isinstance(op, ast.Sub)
+        if product_left:  # (x*y) +/- right
+            prod = self.last_product
+            c = self.expr(right, ctx)
+            return f"rt.mad({prod[0]}, {prod[1]}, {c}, 1, {-1 if sub else 1}, {ctx.mask}, {self.cur_line})"
+        x = self.expr(right.left, ctx)
+        y = self.expr(right.right, ctx)
+        return f"rt.mad({x}, {y}, {left}, {-1 if sub else 1}, 1, {ctx.mask}, {self.cur_line})"
 
     def if_stmt(self, s: ast.If, ctx: Ctx) -> None:
         cond = self.expr(s.test, ctx)
@@ -524,7 +546,12 @@ class FunctionGen:
         if isinstance(node, ast.Tuple):
             return "(" + "".join(self.expr(e, ctx) + ", " for e in node.elts) + ")"
         if isinstance(node, ast.BinOp):
+            if isinstance(node.op, (ast.Add, ast.Sub)) and _is_mult(node.left):
+                self.last_product = (self.expr(node.left.left, ctx), self.expr(node.left.right, ctx))
+                return self.mad_code("", node.op, node.right, ctx, product_left=True)
             left = self.expr(node.left, ctx)
+            if isinstance(node.op, (ast.Add, ast.Sub)) and _is_mult(node.right):
+                return self.mad_code(left, node.op, node.right, ctx, product_left=False)
             right = self.expr(node.right, ctx)
             return self.binop_code(left, BINOPS[type(node.op)], right, node.op, ctx, node.right)
         if isinstance(node, ast.UnaryOp):

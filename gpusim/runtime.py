@@ -30,6 +30,13 @@ _OPS = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide, "/
 _FLOP_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "special"}
 
 
+def _arith_type(a: np.dtype, b: np.dtype) -> np.dtype:
+    """numba's result type of an arithmetic operation on two scalar types."""
+    if a.kind in "iub" and b.kind in "iub":
+        return np.dtype(np.uint64 if a.kind == "u" and b.kind == "u" else np.int64)
+    return np.result_type(a, b)
+
+
 def _py_dtype(v) -> np.dtype:
     if isinstance(v, bool):
         return np.dtype(np.bool_)
@@ -38,6 +45,17 @@ def _py_dtype(v) -> np.dtype:
     if isinstance(v, float):
         return np.dtype(np.float64)
     return np.asarray(v).dtype
+
+
+def _widen_int(x):
+    """numba's unary ``-``/``~`` on integers: at least 64 bits (uint64 if unsigned); ``-True`` is int64."""
+    dt = getattr(x, "dtype", None)
+    if dt is None or dt.kind not in "iub" or (dt.kind != "b" and dt.itemsize == 8):
+        return x
+    if dt.kind == "b" and not isinstance(x, np.ndarray):
+        return np.int64(x)
+    t = np.uint64 if dt.kind == "u" else np.int64
+    return x.astype(t) if isinstance(x, np.ndarray) else t(x)
 
 
 class Abort(Exception):
@@ -130,7 +148,13 @@ class Runtime:
     def invert(x):
         if isinstance(x, bool):
             return not x
-        return np.invert(x)
+        if getattr(x, "dtype", None) == np.bool_:  # ~ of a bool is a bool in numba
+            return np.logical_not(x)
+        return np.invert(_widen_int(x))
+
+    @staticmethod
+    def neg(x):
+        return -_widen_int(x)
 
     def merge(self, m, new, old):
         if old is None:
@@ -158,6 +182,7 @@ class Runtime:
     min_ = staticmethod(np.minimum)
     max_ = staticmethod(np.maximum)
     cast = staticmethod(ix.cast)
+    to_float = staticmethod(ix.to_float)
     round_ = staticmethod(ix.round_)
     bits = staticmethod(ix.bits)
 
@@ -249,6 +274,27 @@ class Runtime:
             self.flop(_FLOP_NAMES[op], r, m)
         return r
 
+    def mad(self, x, y, c, psign, csign, m, line):
+        """``psign*x*y + csign*c`` rounded once when the result is a float of 32 bits or less, as the GPU's
+        fused multiply-add does (numba-cuda lets the compiler contract ``a*b + c``); otherwise plain ops."""
+        dx = x.dtype if hasattr(x, "dtype") else _py_dtype(x)
+        dy = y.dtype if hasattr(y, "dtype") else _py_dtype(y)
+        dc = c.dtype if hasattr(c, "dtype") else _py_dtype(c)
+        prod = _arith_type(dx, dy)
+        out = _arith_type(prod, dc)
+        if prod.kind == "f" and out.kind == "f" and out.itemsize <= 4:
+            f64 = np.float64
+            xx = x.astype(f64) if isinstance(x, np.ndarray) else f64(x)
+            r = xx * y + c if psign > 0 and csign > 0 else psign * xx * y + csign * (
+                c.astype(f64) if isinstance(c, np.ndarray) else f64(c))
+            r = r.astype(out) if isinstance(r, np.ndarray) else out.type(r)
+            if self.count_flops:
+                self.flop("fma", r, m)
+            return r
+        p = self.binop("*", x, y, m, line)
+        return self.binop("+" if psign * csign > 0 else "-", c, p, m, line) if psign < 0 else \
+            self.binop("+" if csign > 0 else "-", p, c, m, line)
+
     def divmod_(self, a, b, m, line):
         return (self.intdiv(a, b, "//", m, line), self.intdiv(a, b, "%", m, line))
 
@@ -332,6 +378,10 @@ class Runtime:
             h = self.shared.get(key)
             if h is None:
                 h = shared_handle(aid, name, (n,), dtype, self.nb, 0, self.dyn_buffer)
+                for k2, h2 in self.shared.items():  # an alias with the same element size: one shadow
+                    if k2[0] == "dyn" and h2.dtype.itemsize == dtype.itemsize and h.shadow is not None:
+                        h.shadow = h2.shadow
+                        break
                 self.shared[key] = h
             self._register(key, h.info)
             self.shared[decl] = h
@@ -500,6 +550,8 @@ class Runtime:
             o.on_access(ev)
 
     def ld(self, A: ArrayHandle, m, idx, line):
+        if len(idx) == 1 and type(idx[0]) is tuple:  # a[t] with t a tuple variable
+            idx = idx[0]
         lanes, flat, uniform = self._locate(A, m, idx, line, "read")
         if flat is None:
             if uniform and A.space in ("global", "const") and lanes.size == 0 and not any(
@@ -529,6 +581,8 @@ class Runtime:
     def st(self, A: ArrayHandle, m, idx, value, line):
         if not A.writable:
             raise TypeError(f"{A.space} array {A.name!r} is read-only")
+        if len(idx) == 1 and type(idx[0]) is tuple:  # a[t] = v with t a tuple variable
+            idx = idx[0]
         lanes, flat, _ = self._locate(A, m, idx, line, "write")
         if flat is None:
             return
@@ -677,7 +731,7 @@ class Runtime:
         w = np.int64(width)
         lid = self.laneid
         base = lid & ~(w - 1)
-        a = np.asarray(arg).astype(np.int64)
+        a = np.asarray(arg).astype(np.int64) & 31  # the hardware reads the low 5 bits (checked on an H200)
         if kind == "idx":
             src = base + (a % w)
         elif kind == "up":

@@ -1,8 +1,11 @@
-"""Run every reference solution on a real GPU through numba-cuda and compare with the puzzle's NumPy spec.
+"""Run every reference solution on a real GPU through numba-cuda, compare with the puzzle's NumPy spec, and
+compare gpusim's outputs with the GPU's, element by element (in units in the last place for floats).
 
-    python3 benchmarks/gpu/run_solutions.py [--json out.json]
+    python3 benchmarks/gpu/run_solutions.py [--json out.json] [--wrong]
 
-This is graduate mode's first check: the same files the simulator judges must run unchanged on hardware.
+``--wrong`` also runs the wrong solutions whose expected failure is a mismatch (deterministic outputs) and
+compares gpusim with the GPU on them. The same files the simulator judges must run unchanged on hardware,
+and the simulator must compute what the hardware computes.
 """
 
 import argparse
@@ -34,7 +37,31 @@ def load(path: Path):
     return mod
 
 
-def run_case(mod, puzzle, case) -> str | None:
+def ulp_diff(a: np.ndarray, b: np.ndarray) -> int:
+    """Largest distance in units in the last place between two float arrays of one dtype (0 = identical)."""
+    if a.dtype.kind != "f":
+        return int(np.count_nonzero(a != b))
+    both_nan = np.isnan(a) & np.isnan(b)
+    it = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]
+    ia, ib = a.view(it).astype(np.int64), b.view(it).astype(np.int64)
+    ia = np.where(ia < 0, np.iinfo(it).min - ia, ia)
+    ib = np.where(ib < 0, np.iinfo(it).min - ib, ib)
+    d = np.abs(ia - ib)
+    d[both_nan] = 0
+    return int(d.max()) if d.size else 0
+
+
+def run_sim(mod, puzzle, case) -> dict:
+    import gpusim
+
+    bufs = {k: copy.deepcopy(v) for k, v in case.buffers.items()}
+    for step in case.steps:
+        gpusim.launch(getattr(mod, step.kernel), step.grid, step.block, [bufs[a] for a in step.args],
+                      step.shared_mem, instrument=False)
+    return bufs
+
+
+def run_gpu(mod, case) -> dict:
     bufs = {k: copy.deepcopy(v) for k, v in case.buffers.items()}
     dev = {k: cuda.to_device(v) if isinstance(v, np.ndarray) else v for k, v in bufs.items()}
     for step in case.steps:
@@ -45,7 +72,18 @@ def run_case(mod, puzzle, case) -> str | None:
         else:
             kern[step.grid, step.block](*args)
     cuda.synchronize()
-    got = {k: v.copy_to_host() if hasattr(v, "copy_to_host") else v for k, v in dev.items()}
+    return {k: v.copy_to_host() if hasattr(v, "copy_to_host") else v for k, v in dev.items()}
+
+
+def sim_vs_gpu(mod, puzzle, case) -> int:
+    """Largest ulp (or count of differing integer elements) between gpusim's and the GPU's outputs."""
+    g = run_gpu(mod, case)
+    s = run_sim(mod, puzzle, case)
+    return max(ulp_diff(np.asarray(s[n]), np.asarray(g[n])) for n in puzzle.outputs)
+
+
+def run_case(mod, puzzle, case) -> str | None:
+    got = run_gpu(mod, case)
     expected = puzzle.spec(**{k: copy.deepcopy(v) for k, v in case.buffers.items()})
     for name in puzzle.outputs:
         g, e = np.asarray(got[name]), np.asarray(expected[name])
@@ -66,21 +104,36 @@ def run_case(mod, puzzle, case) -> str | None:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--json")
+    ap.add_argument("--wrong", action="store_true")
+    ap.add_argument("--only", nargs="*", help="puzzle slugs")
     args = ap.parse_args()
     results = []
     failures = 0
     for p in all_puzzles():
+        if args.only and p.slug not in args.only:
+            continue
         path = ROOT / "solutions" / p.solution_file
         t0 = time.perf_counter()
         try:
             mod = load(path)
-            errs = [(c.name, run_case(mod, p, c)) for c in p.make_cases()]
+            cases = p.make_cases()
+            errs = [(c.name, run_case(mod, p, c)) for c in cases]
             errs = [(n, e) for n, e in errs if e]
             status = "pass" if not errs else f"FAIL {errs[0][0]}: {errs[0][1]}"
+            ulps = max(sim_vs_gpu(mod, p, c) for c in cases)
+            status += f"; gpusim vs GPU: {'identical' if ulps == 0 else f'max {ulps} ulp'}"
+            if args.wrong:
+                for w in sorted((ROOT / "tests" / "puzzles" / "wrong").glob(p.solution_file[:-3] + "__*.py")):
+                    head = w.read_text().splitlines()[0]
+                    if "expect=mismatch" not in head:
+                        continue
+                    wm = load(w)
+                    wu = max(sim_vs_gpu(wm, p, c) for c in cases)
+                    status += f"; {w.stem.split('__')[1]}: {'identical' if wu == 0 else f'max {wu} ulp'}"
         except Exception as e:
             status = f"ERROR {type(e).__name__}: {str(e).splitlines()[0][:200]}"
             traceback.print_exc(limit=2)
-        failures += status != "pass"
+        failures += not status.startswith("pass")
         dt = time.perf_counter() - t0
         results.append({"number": p.number, "slug": p.slug, "status": status, "seconds": round(dt, 2)})
         print(f"{p.number:3d} {p.slug:28s} {status}  ({dt:.1f} s)", flush=True)
