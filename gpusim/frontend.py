@@ -188,6 +188,7 @@ def read_source(func: Any) -> Source:
     if fn is None or isinstance(fn, ast.AsyncFunctionDef):
         raise UnsupportedConstruct(f"{func.__name__!r} is not a plain function", filename=filename, lineno=first)
     ast.increment_lineno(mod, first - 1)
+    fn.decorator_list = []  # @cuda.jit(...), @gpusim.jit: how the function is launched, not kernel code
     return Source(fn, filename, first, list(all_lines))
 
 
@@ -205,7 +206,8 @@ class FunctionIR:
     params: list[str]
     is_kernel: bool
     globals: dict[str, Any]                 # resolved global names used by the function
-    param_varying: tuple[bool, ...]         # for device functions: which parameters vary per lane
+    param_varying: tuple[bool | str, ...]   # for device functions: which parameters vary per lane (an
+                                            # array parameter holds its kind instead, e.g. "shared")
     varying: set[str] = field(default_factory=set)      # local variables that vary per lane
     arrays: dict[str, str] = field(default_factory=dict)  # local name -> "global"|"shared"|"local"|"const"|"param"
     divergent: set[int] = field(default_factory=set)    # id() of If/For/While nodes that diverge
@@ -294,6 +296,7 @@ class FrontEnd:
         src = read_source(func)
         tree = src.tree
         strip_docstring(tree)
+        unroll_constant_loops(tree, _func_globals(func))
         params = [a.arg for a in tree.args.args]
         ir = FunctionIR(func.__name__, func, tree, src, params, is_kernel, {}, param_varying)
         a = tree.args
@@ -307,6 +310,10 @@ class FrontEnd:
 
     # -- subset ------------------------------------------------------------------------------------
     def _check_subset(self, ir: FunctionIR) -> None:
+        # the one place numba-cuda takes a string: the dtype of cuda.shared/local.array(shape, "float32")
+        dtype_strings = {id(d) for n in ast.walk(ir.tree)
+                         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "array"
+                         for d in n.args[1:2] + [k.value for k in n.keywords if k.arg == "dtype"]}
         for node in ast.walk(ir.tree):
             if node is ir.tree:
                 continue
@@ -325,7 +332,8 @@ class FrontEnd:
                     raise ir.error(node, "a range loop variable must be a plain name")
             if isinstance(node, ast.While) and node.orelse:
                 raise ir.error(node, "while/else is not supported in a kernel")
-            if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)):
+            if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes)) \
+                    and id(node) not in dtype_strings:
                 raise ir.error(node, "strings cannot be used in a kernel")
             if isinstance(node, ast.Compare) and any(isinstance(o, (ast.In, ast.NotIn, ast.Is, ast.IsNot))
                                                      for o in node.ops):
@@ -350,8 +358,40 @@ class FrontEnd:
                     ir.globals[name] = getattr(builtins, name)
                 elif name in ("True", "False", "None"):
                     continue
+                elif hasattr(builtins, name):
+                    extra = " (write values to an output array instead)" if name == "print" else ""
+                    raise ir.error(node, f"the builtin {name}() is not supported in a kernel{extra}")
                 else:
                     raise ir.error(node, f"the name {name!r} is not defined", KernelCompileError)
+
+
+def unroll_constant_loops(tree: ast.FunctionDef, env: dict[str, Any]) -> None:
+    """``for d in (16, 8, 4)`` (a literal tuple or a module-level tuple of numbers) becomes a range loop over
+    the positions, ``d`` taking ``(16, 8, 4)[k]``: numba-cuda iterates such tuples, and this keeps one loop
+    form for the back ends."""
+    count = 0
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.For) or not isinstance(node.target, ast.Name):
+            continue
+        it = node.iter
+        values = None
+        if isinstance(it, ast.Tuple) and it.elts and all(isinstance(e, ast.Constant) for e in it.elts):
+            values = it
+        elif isinstance(it, ast.Name) and isinstance(env.get(it.id), tuple) and env[it.id] and all(
+                isinstance(v, (int, float)) for v in env[it.id]):
+            values = ast.Tuple([ast.Constant(v) for v in env[it.id]], ast.Load())
+        if values is None:
+            continue
+        count += 1
+        pos = f"_gpusim_k{count}"
+        loc = {"lineno": node.lineno, "col_offset": node.col_offset}
+        node.iter = ast.Call(ast.Name("range", ast.Load(), **loc), [ast.Constant(len(values.elts), **loc)], [],
+                             **loc)
+        pick = ast.Assign([ast.Name(node.target.id, ast.Store(), **loc)],
+                          ast.Subscript(values, ast.Name(pos, ast.Load(), **loc), ast.Load(), **loc), **loc)
+        node.target = ast.Name(pos, ast.Store(), **loc)
+        node.body.insert(0, pick)
+        ast.fix_missing_locations(node)
 
 
 def strip_docstring(tree: ast.FunctionDef) -> None:
@@ -383,6 +423,8 @@ def qualified(ir: FunctionIR, node: ast.AST) -> Any:
             return CudaRef(".".join(parts))
         if base.kind == "math":
             return ("math", ".".join(parts))
+        if base.kind == "numba" and parts[0] == "cuda" and len(parts) > 1:  # numba.cuda.grid(1)
+            return CudaRef(".".join(parts[1:]))
         if base.kind in ("numpy", "numba"):
             attr = ".".join(parts)
             mod = np if base.kind == "numpy" else __import__("numba")
@@ -408,15 +450,33 @@ class Analysis:
         self.fe = fe
         self.ir = ir
         self.changed = False
+        self.scalar_params: set[str] = set()  # kernel parameters (or aliases) that are given scalar values
+
+    def demote_param(self, name: str) -> bool:
+        """A kernel parameter assigned a non-array value holds a scalar (``n = n * 2``): not an array."""
+        if self.ir.arrays.get(name) != "param":
+            return False
+        del self.ir.arrays[name]
+        self.scalar_params.add(name)
+        self.changed = True
+        return True
 
     def run(self) -> None:
         ir = self.ir
-        if ir.is_kernel:
+        if ir.is_kernel and not ir.param_varying:  # compiled without arguments: assume every one is an array
             for p in ir.params:
                 ir.arrays[p] = "param"
+        elif ir.is_kernel:  # specialised on the launch's arguments: "param" for arrays, False for scalars
+            for p, v in zip(ir.params, ir.param_varying):
+                if isinstance(v, str):
+                    ir.arrays[p] = v
+                else:
+                    self.scalar_params.add(p)
         else:
             for p, v in zip(ir.params, ir.param_varying):
-                if v:
+                if isinstance(v, str):  # an array argument: its kind ("param", "shared", ...)
+                    ir.arrays[p] = v
+                elif v:
                     ir.varying.add(p)
         for _ in range(50):
             self.changed = False
@@ -447,13 +507,17 @@ class Analysis:
     def targets(self, target: ast.AST, varying: bool, partial: bool, value: ast.AST | None) -> None:
         if isinstance(target, ast.Name):
             kind = self.array_kind(value) if value is not None else None
+            if kind == "param" and target.id in self.scalar_params:
+                kind = None
+            if kind is None:
+                self.demote_param(target.id)
             if kind is not None:
                 prev = self.ir.arrays.get(target.id)
                 if prev is not None and prev != kind:
                     raise self.ir.error(target, f"{target.id!r} holds arrays of different kinds")
-                if partial:
+                if partial and not isinstance(value, ast.Call):
                     raise self.ir.error(target, f"the array variable {target.id!r} is assigned inside "
-                                                "divergent code; declare arrays where every thread runs")
+                                                "divergent code: an array cannot differ between threads")
                 self.ir.arrays[target.id] = kind
                 return
             if varying or partial:
@@ -483,7 +547,7 @@ class Analysis:
         elif isinstance(s, ast.AugAssign):
             self.expr_check(s.value)
             if isinstance(s.target, ast.Name):
-                if s.target.id in ir.arrays:
+                if s.target.id in ir.arrays and not self.demote_param(s.target.id):
                     raise ir.error(s, "augmented assignment to an array variable")
                 if self.varies(s.value) or partial or s.target.id in ir.varying:
                     self.mark(s.target.id)
@@ -516,8 +580,9 @@ class Analysis:
         elif isinstance(s, (ast.Break, ast.Continue)):
             if loop is None:
                 raise ir.error(s, f"{type(s).__name__.lower()} outside a loop")
-            # taken per lane when a divergent `if` lies between it and its loop
-            if self.div_between(loop, s):
+            # taken per lane when a divergent `if` lies between it and its loop, or the loop itself diverges
+            # (then lanes that already left or skipped this iteration must not be cut off with it)
+            if self.div_between(loop, s) or id(loop) in ir.divergent:
                 self.set_masked(s)
         elif isinstance(s, ast.Return):
             if s.value is not None:
@@ -603,7 +668,7 @@ class Analysis:
         ir = self.ir
         q = qualified(ir, node.func)
         if isinstance(q, DeviceFnRef):
-            pv = tuple(self.varies(a) for a in node.args)
+            pv = tuple(self.array_kind(a) or self.varies(a) for a in node.args)
             if node.keywords:
                 raise ir.error(node, "keyword arguments to device functions are not supported")
             callee = self.fe.build(q.func, is_kernel=False, param_varying=pv)
@@ -658,6 +723,8 @@ class Analysis:
         if isinstance(node, ast.Subscript):
             base = node.value
             idx_var = self.varies(node.slice)
+            if isinstance(base, ast.Tuple):
+                return idx_var or self.varies(base)
             if isinstance(base, ast.Name) and base.id in ir.locals and base.id not in ir.arrays:
                 return base.id in ir.varying or idx_var  # tuple variable
             kind = self.array_kind(base)
@@ -697,6 +764,11 @@ class Analysis:
 def const_eval(ir: FunctionIR, node: ast.AST) -> Any:
     """Evaluate a compile-time constant expression (shapes, dtypes) or raise UnsupportedConstruct."""
     if isinstance(node, ast.Constant):
+        if isinstance(node.value, str):  # a dtype given as a string, as numba-cuda allows
+            try:
+                return np.dtype(node.value)
+            except TypeError:
+                raise ir.error(node, f"{node.value!r} is not a NumPy dtype") from None
         return node.value
     if isinstance(node, ast.Tuple):
         return tuple(const_eval(ir, e) for e in node.elts)

@@ -20,7 +20,7 @@ _UFUNCS = {
     "acos": np.arccos, "atan": np.arctan, "atan2": np.arctan2, "sinh": np.sinh, "cosh": np.cosh,
     "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "pow": np.power,
     "fabs": np.fabs, "hypot": np.hypot, "copysign": np.copysign, "fmod": np.fmod, "radians": np.radians,
-    "degrees": np.degrees, "ldexp": np.ldexp, "remainder": np.remainder,
+    "degrees": np.degrees, "ldexp": np.ldexp, "remainder": np.frompyfunc(math.remainder, 2, 1),  # IEEE 754
     "erf": np.frompyfunc(math.erf, 1, 1), "erfc": np.frompyfunc(math.erfc, 1, 1),
     "gamma": np.frompyfunc(math.gamma, 1, 1), "lgamma": np.frompyfunc(math.lgamma, 1, 1),
 }
@@ -39,8 +39,8 @@ def math_fn(name: str, *args):
     if name in ("floor", "ceil", "trunc"):
         x = args[0]
         f = {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}[name]
-        if np.asarray(x).dtype.kind in "iub":
-            return x
+        if np.asarray(x).dtype.kind in "iub":  # numba-cuda: math.floor(int) is float64
+            return x.astype(np.float64) if isinstance(x, np.ndarray) else np.float64(x)
         return f(x)  # numba-cuda keeps the float type (math.floor(float32) is float32 on the GPU)
     if name in ("isnan", "isinf", "isfinite"):
         return {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}[name](args[0])
@@ -75,6 +75,13 @@ def cast(x, dtype: np.dtype):
     return dtype.type(x)
 
 
+def to_float(x):
+    """``float(x)``: float32 stays float32 in numba-cuda; integers become float64."""
+    if np.asarray(x).dtype.kind == "f":
+        return x
+    return cast(x, np.dtype(np.float64))
+
+
 def round_(x, nd=None):
     if nd is None:
         r = np.rint(x)
@@ -85,44 +92,37 @@ def round_(x, nd=None):
 # ---------------------------------------------------------------------------------------------- bits
 
 
-def _uint_view(x) -> tuple[np.ndarray, int]:
-    a = np.asarray(x)
-    bits = 64 if a.dtype.itemsize == 8 else 32
-    u = a.astype(np.uint64 if bits == 64 else np.uint32)
-    return u, bits
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def bits(kind: str, x):
-    u, nbits = _uint_view(x)
-    scalar = np.ndim(x) == 0
+    """popc/clz keep the argument's type and width; ffs gives uint32; brev exists for uint32 and uint64 only,
+    so any other integer is converted to uint32 first (all as numba-cuda types them on the GPU)."""
+    a = np.asarray(x)
+    scalar = a.ndim == 0
+    if kind == "brev":
+        ut = np.uint64 if a.dtype == np.uint64 else np.uint32
+    else:
+        ut = _UNSIGNED[a.dtype.itemsize]
+    u = a.astype(ut)
+    nbits = 8 * np.dtype(ut).itemsize
+    one = ut(1)
     if kind == "popc":
-        r = np.bitwise_count(u).astype(np.int32)
+        r = np.bitwise_count(u).astype(a.dtype)
     elif kind == "brev":
         r = np.zeros_like(u)
         v = u.copy()
         for _ in range(nbits):
-            r = (r << u.dtype.type(1)) | (v & u.dtype.type(1))
-            v = v >> u.dtype.type(1)
-        r = r.astype(np.uint32 if nbits == 32 else np.uint64)
-    elif kind == "clz":
-        r = np.full(u.shape, nbits, np.int32)
-        v = u.copy()
-        n = np.zeros(u.shape, np.int32)
-        while np.any(v):
-            nz = v != 0
-            n = n + nz
-            v = v >> u.dtype.type(1)
-        r = (nbits - n).astype(np.int32)
-    elif kind == "ffs":
-        r = np.zeros(u.shape, np.int32)
-        v = u.copy()
-        found = np.zeros(u.shape, bool)
-        for i in range(nbits):
-            hit = ~found & ((v >> u.dtype.type(i)) & u.dtype.type(1)).astype(bool)
-            r = np.where(hit, i + 1, r)
-            found |= hit
-        r = r.astype(np.int32)
+            r = (r << one) | (v & one)
+            v = v >> one
+    elif kind in ("clz", "ffs"):
+        length = np.zeros(u.shape, np.int64)  # bit length: index of the highest set bit + 1
+        low = np.zeros(u.shape, np.int64)     # 1 + index of the lowest set bit (0 when none)
+        for i in range(nbits - 1, -1, -1):
+            bit = ((u >> ut(i)) & one).astype(bool)
+            length = np.where(bit & (length == 0), i + 1, length)
+            low = np.where(bit, i + 1, low)
+        r = (nbits - length).astype(a.dtype) if kind == "clz" else low.astype(np.uint32)
     else:  # pragma: no cover
         raise ValueError(kind)
-    r = r.astype(np.asarray(x).dtype)  # numba-cuda: the result has the argument's type
     return r[()] if scalar else r

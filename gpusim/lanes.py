@@ -391,7 +391,7 @@ class FunctionGen:
             u = self.tmp("_u")
             self.emit(f"for {u} in rt.irange({start}, {stop}, {step}):")
             self.indent += 1
-            self.emit(f"rt.tick({s.lineno})")
+            self.emit(f"rt.tick({s.lineno}, {ctx.mask})")
             inner = Ctx(ctx.mask, ctx.partial, None)
             if ret:
                 mi = self.tmp("_m")
@@ -412,7 +412,7 @@ class FunctionGen:
         self.emit(f"{info['brk']} = rt.no_lanes")
         self.emit("while True:")
         self.indent += 1
-        self.emit(f"rt.tick({s.lineno})")
+        self.emit(f"rt.tick({s.lineno}, {lm})")
         self.emit(f"{lm} = {lm} & rt.range_cond({iv}, {stop_v}, {stp}) & ~{info['brk']}"
                   + (" & ~_done" if ret else ""))
         self.emit(f"if not {lm}.any(): break")
@@ -427,7 +427,7 @@ class FunctionGen:
         if id(s) not in self.ir.divergent:
             self.emit("while True:")
             self.indent += 1
-            self.emit(f"rt.tick({s.lineno})")
+            self.emit(f"rt.tick({s.lineno}, {ctx.mask})")
             inner = Ctx(ctx.mask, ctx.partial, None)
             if ret:
                 mi = self.tmp("_m")
@@ -445,7 +445,7 @@ class FunctionGen:
         self.emit(f"{info['brk']} = rt.no_lanes")
         self.emit("while True:")
         self.indent += 1
-        self.emit(f"rt.tick({s.lineno})")
+        self.emit(f"rt.tick({s.lineno}, {lm})")
         self.emit(f"{lm} = {lm} & ~{info['brk']}" + (" & ~_done" if ret else ""))
         cond = self.expr(s.test, Ctx(lm, True, info))
         self.emit(f"{lm} = {lm} & rt.truth({cond})")
@@ -539,6 +539,8 @@ class FunctionGen:
                 return f"{self.expr(base, ctx)}[{self.expr(node.slice, ctx)}]"
             if isinstance(base, ast.Name) and base.id in ir.locals and base.id not in ir.arrays:
                 return f"rt.tuple_item({self.var(base.id)}, {self.expr(node.slice, ctx)})"
+            if isinstance(base, ast.Tuple):
+                return f"rt.tuple_item({self.expr(base, ctx)}, {self.expr(node.slice, ctx)})"
             arr, idx = self.subscript_parts(node, ctx)
             t = self.tmp()
             self.emit(f"{t} = rt.ld({arr}, {ctx.mask}, {idx}, {node.lineno})")

@@ -37,18 +37,21 @@ def _py_func(kernel: Any) -> Any:
     return func
 
 
-def compile_kernel(kernel: Any, *, instrument: bool = True) -> Compiled:
-    """Compile a kernel (a function or a ``@cuda.jit`` dispatcher) to lane code, once per function."""
+def compile_kernel(kernel: Any, *, instrument: bool = True, arg_kinds: tuple = ()) -> Compiled:
+    """Compile a kernel (a function or a ``@cuda.jit`` dispatcher) to lane code, once per function and
+    argument kinds (like numba, gpusim specialises on the arguments: ``"param"`` for an array, ``False``
+    for a scalar; empty means every parameter is an array)."""
     func = _py_func(kernel)
     per_func = _compiled.setdefault(func, {})
-    if instrument not in per_func:
-        ir = _frontend.build(func, is_kernel=True)
-        per_func[instrument] = ModuleGen(_frontend, instrument).build(ir)
-    return per_func[instrument]
+    key = (instrument, arg_kinds)
+    if key not in per_func:
+        ir = _frontend.build(func, is_kernel=True, param_varying=arg_kinds)
+        per_func[key] = ModuleGen(_frontend, instrument).build(ir)
+    return per_func[key]
 
 
 def _dims(v: Any, what: str) -> tuple[int, int, int]:
-    if isinstance(v, (int, np.integer)):
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
         v = (int(v),)
     if not isinstance(v, (tuple, list)) or not 1 <= len(v) <= 3:
         raise LaunchError(f"{what} must be an int or a tuple of 1 to 3 ints, not {v!r}")
@@ -102,13 +105,16 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         raise LaunchError(f"a block has at most {MAX_THREADS_PER_BLOCK} threads; {b} has {b[0] * b[1] * b[2]}")
     if not isinstance(shared_mem, (int, np.integer)) or shared_mem < 0:
         raise LaunchError(f"shared_mem must be a non-negative number of bytes, not {shared_mem!r}")
-    comp = compile_kernel(kernel, instrument=instrument)
     func = _py_func(kernel)
-    ir = _frontend.build(func, is_kernel=True)
     args = tuple(args)
-    if len(args) != len(ir.params):
-        raise LaunchError(f"kernel {ir.name!r} takes {len(ir.params)} arguments "
-                          f"({', '.join(ir.params)}), {len(args)} given")
+    arg_kinds = tuple("param" if isinstance(v, np.ndarray) else False for v in args)
+    nparams = func.__code__.co_argcount
+    if len(args) != nparams:
+        names = func.__code__.co_varnames[:nparams]
+        raise LaunchError(f"kernel {func.__name__!r} takes {nparams} arguments "
+                          f"({', '.join(names)}), {len(args)} given")
+    comp = compile_kernel(kernel, instrument=instrument, arg_kinds=arg_kinds)
+    ir = _frontend.build(func, is_kernel=True, param_varying=arg_kinds)
     info = LaunchInfo(ir.name, ir.source.filename, g, b, int(shared_mem))
     handles: dict[int, ArrayHandle] = {}
     call_args = []

@@ -118,7 +118,10 @@ def track(elems, gtids, T, NW, now, line, kind, check_uninit,
             w_time[e] = now
             w_line[e] = line
             w_atom[e] = kind == ATOMIC
-            r_tid[e] = -1
+            if kind == WRITE:
+                # a plain write orders every later conflicting access after the reads before it; an atomic
+                # does not for later atomics, so the plain reads before it must still be checked against them
+                r_tid[e] = -1
 
 
 def new_result() -> np.ndarray:

@@ -222,12 +222,14 @@ class Runtime:
             return np.where(step > 0, iv < stop, iv > stop)
         return (iv < stop) if step > 0 else (iv > stop)
 
-    def tick(self, line):
+    def tick(self, line, m=True):
         self.steps += 1
         if self.steps > self.max_steps:
+            lanes = self.active(m)  # the thread described: the first one still in the loop
             self.record(KernelTimeout(
                 f"A loop ran more than {self.max_steps:,} iterations: the kernel probably never ends "
-                f"(raise max_steps if it is meant to run this long)."), line, None, None, None)
+                f"(raise max_steps if it is meant to run this long)."), line,
+                int(lanes[0]) if lanes.size else None, None, None)
             raise Abort
 
     def unpack_error(self, want, got):
@@ -725,7 +727,9 @@ class Runtime:
             self.now += 1
 
     def shuffle(self, kind, m, mask, value, arg, width, line):
+        before = len(self.faults)
         self._check_warp_mask(m, mask, line, f"shfl_{kind}_sync()" if kind != "idx" else "shfl_sync()")
+        mask_ok = len(self.faults) == before
         if not isinstance(value, np.ndarray):
             return value
         w = np.int64(width)
@@ -744,10 +748,20 @@ class Runtime:
             src = lid ^ a
             src = np.where((src < base) | (src >= base + w), lid, src)
         src = np.where(src < self.warp_size_of, src, lid)
-        return value[self.warp_base + src]
+        gsrc = self.warp_base + src
+        mm = m if isinstance(m, np.ndarray) else self.all_lanes
+        bad = mm & ~mm[gsrc]  # reading a lane that is not taking part (another branch, or returned)
+        if mask_ok and bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            other = int(src[k])
+            why = "has returned" if self.exited[gsrc[k]] else "is not executing this shuffle (another branch)"
+            self.record(BarrierDivergence(
+                f"shfl_{kind}_sync() in lane {int(lid[k])} reads lane {other}, which {why}: the value it gets "
+                "is undefined."), line, k, None, None, ("source",))
+        return value[gsrc]
 
     def vote(self, kind, m, mask, pred, line):
-        act = self._check_warp_mask(m, mask, line, f"{kind}_sync()")
+        self._check_warp_mask(m, mask, line, f"{kind}_sync()")
         if not isinstance(m, np.ndarray):
             m = self.all_lanes
         maskv = np.uint32(mask) if not isinstance(mask, np.ndarray) else mask.astype(np.uint32)

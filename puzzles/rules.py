@@ -53,6 +53,15 @@ def must_use_shared() -> Rule:
     return Rule("uses shared memory", check)
 
 
+def no_shared(why: str = "this puzzle is solved in registers") -> Rule:
+    """The kernel declares no shared memory (warp-level puzzles: shuffles and votes instead)."""
+
+    def check(s: RunStats) -> str | None:
+        return f"the kernel uses shared memory; {why}" if s.uses_shared else None
+
+    return Rule("no shared memory", check)
+
+
 def no_atomics() -> Rule:
     def check(s: RunStats) -> str | None:
         if s.atomics:

@@ -1,0 +1,84 @@
+"""Shared-memory banks: wavefronts and bank conflicts per warp-level access, as Nsight Compute counts them.
+
+Shared memory has 32 banks of 4 bytes; successive 4-byte words sit in successive banks. Rules (NVIDIA CUDA
+Programming Guide, checked with ncu on an H200, see docs/metrics.md):
+
+* one *request* per warp that executes the access with at least one active lane;
+* accesses of 4 bytes or less: a request takes as many *wavefronts* as the largest number of distinct words
+  its active lanes touch in any one bank; lanes on the same word are served together (broadcast, and bytes
+  of one word); the ideal is 1 wavefront;
+* wider accesses return more than one 4-byte register per lane, and the L1 returns 128 bytes (one register
+  for 32 lanes) per wavefront, so an 8-byte request is served by half-warps (lanes 0-15, 16-31), each with
+  the rule above, and takes the sum over its half-warps with active lanes — unless every pair of active
+  lanes n and n^1 (or every pair n and n^2) reads one address, when the return registers pack and the whole
+  warp is served at once (NVIDIA's description for CC 7.x, forums.developer.nvidia.com/t/77228; it holds on
+  the H200). The ideal is the number of parts served: 1 packed, else the half-warps with active lanes.
+  16-byte accesses (which numba does not emit) follow the same idea with quarter-warps, unchecked;
+* *bank conflicts* = wavefronts − ideal wavefronts (for 4-byte and smaller accesses: wavefronts − requests).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .requests import WARP, Requests
+
+BANKS = 32
+WORD = 4
+
+
+@dataclass(frozen=True)
+class SharedStats:
+    """What one warp-level shared access cost, summed over its requests."""
+
+    requests: int
+    wavefronts: int
+    conflicts: int
+
+
+def _wavefronts(req: Requests, addr: np.ndarray, itemsize: int) -> np.ndarray:
+    """Per request: the most distinct words its lanes touch in one bank."""
+    # a request whose words span fewer than 32 has each word in its own bank: one wavefront
+    words = addr // WORD
+    if (req.span(words) + max(itemsize // WORD, 1) <= BANKS).all():
+        return np.ones(req.count, dtype=np.int64)
+    if itemsize <= WORD:
+        row, word, _ = req.unique(words)
+        key = row * BANKS + word % BANKS
+    else:
+        # an aligned element of k words fills k neighbouring banks: count distinct elements per bank group
+        groups = BANKS * WORD // itemsize
+        row, elem, _ = req.unique(addr // itemsize)
+        key = row * BANKS + elem % groups
+    return np.bincount(key, minlength=req.count * BANKS).reshape(req.count, BANKS).max(axis=1)
+
+
+def _packed(req: Requests, addr: np.ndarray) -> np.ndarray:
+    """Per request: do all active lane pairs (n, n^1), or all pairs (n, n^2), read one address?"""
+    if (req.sizes() == WARP).all() and req.strictly_increasing(addr):
+        return np.zeros(req.count, dtype=bool)      # full warps, every lane its own address: never
+    m = np.full((req.count, WARP), -1, dtype=np.int64)
+    m[req.row, req.lane] = addr
+
+    def pairs_agree(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return ((a == b) | (a < 0) | (b < 0)).reshape(len(a), -1).all(axis=1)
+
+    q = m.reshape(req.count, 8, 2, 2)   # lane = 4*i + 2*j + k
+    return pairs_agree(q[:, :, :, 0], q[:, :, :, 1]) | pairs_agree(q[:, :, 0, :], q[:, :, 1, :])
+
+
+def shared_stats(req: Requests, addr: np.ndarray, itemsize: int) -> SharedStats:
+    """Requests, wavefronts and bank conflicts of one shared-memory access (``addr``: byte offsets)."""
+    if req.n == 0:
+        return SharedStats(0, 0, 0)
+    if itemsize <= WORD:
+        wavefronts = int(_wavefronts(req, addr, itemsize).sum())
+        return SharedStats(req.count, wavefronts, wavefronts - req.count)
+    regs = itemsize // WORD                               # registers each lane receives
+    parts = np.where(_packed(req, addr), max(regs // 2, 1), regs)[req.row]
+    part = req.lane // (WARP // parts)
+    pieces = Requests(req.row * regs + part, req.gtid, req.threads_per_block)
+    wavefronts = int(_wavefronts(pieces, addr, itemsize).sum())
+    return SharedStats(req.count, wavefronts, wavefronts - pieces.count)

@@ -1,0 +1,178 @@
+"""Per-thread and per-element access counts: what learners and puzzle rules ask about a launch.
+
+``AccessCounts`` (``report.counts``) answers: how many global (or shared, local, const) reads and writes each
+thread made, per array or in all; how many lane-accesses read and wrote each element of an array; totals per
+space and kind; and, per global array, how well its accesses coalesced. Counts are of *lane-accesses*: a
+thread that reads an element twice counts twice. Atomics count as a read and a write.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .observers import AccessEvent, ArrayInfo, LaunchInfo, Observer
+
+READS = ("ld", "atom", "red")
+WRITES = ("st", "atom", "red")
+TOTAL_KEYS = ("global_ld", "global_st", "global_atom", "shared_ld", "shared_st", "shared_atom",
+              "local_ld", "local_st", "const_ld")
+
+
+def add_thread_counts(acc: np.ndarray, gtid: np.ndarray) -> None:
+    """``acc[gtid] += 1`` for ascending, distinct ``gtid`` (one entry per lane of an event)."""
+    n = len(gtid)
+    if n == 0:
+        return
+    lo = int(gtid[0])
+    if int(gtid[-1]) - lo + 1 == n:
+        acc[lo:lo + n] += 1
+    else:
+        acc[gtid] += 1
+
+
+def add_element_counts(acc: np.ndarray, idx: np.ndarray) -> None:
+    """``acc[i] += 1`` for every entry ``i`` of ``idx`` (repeats count)."""
+    n = len(idx)
+    if n == 0:
+        return
+    if n == 1 or bool(np.all(idx[1:] > idx[:-1])):   # distinct: a plain fancy-index add is exact
+        if int(idx[-1]) - int(idx[0]) + 1 == n:
+            acc[int(idx[0]):int(idx[-1]) + 1] += 1
+        else:
+            acc[idx] += 1
+        return
+    lo, hi = int(idx.min()), int(idx.max())
+    span = hi - lo + 1
+    if span <= 4 * n + 1024:
+        acc[lo:hi + 1] += np.bincount(idx - lo, minlength=span).astype(acc.dtype, copy=False)
+    else:
+        u, c = np.unique(idx, return_counts=True)
+        acc[u] += c.astype(acc.dtype, copy=False)
+
+
+@dataclass
+class _ArrayCounts:
+    info: ArrayInfo
+    thread_reads: np.ndarray
+    thread_writes: np.ndarray
+    elem_reads: np.ndarray | None
+    elem_writes: np.ndarray | None
+    elem_shape: tuple
+
+
+@dataclass
+class AccessCounts:
+    """Per-thread and per-element counts of one launch (``report.counts``).
+
+    * ``reads_per_thread(space, array)`` / ``writes_per_thread(...)``: int64, one entry per thread of the
+      launch, indexed by global linear thread id (``LaunchInfo.split_gtid`` turns it into block and thread);
+      reads are loads and atomics, writes are stores and atomics; ``array=None`` sums the space's arrays.
+    * ``element_reads(name)`` / ``element_writes(name)``: shaped like the array (shared arrays:
+      ``(num_blocks, *shape)``), how many lane-accesses read / wrote each element (local arrays: not kept).
+    * ``totals``: lane-access counts, keys ``global_ld``, ``global_st``, ``global_atom`` (atomics of both
+      kinds), ``shared_ld``, ..., ``local_ld``, ``local_st``, ``const_ld``.
+    * ``coalescing``: {global array: {"requested_bytes", "moved_bytes", "efficiency"}}.
+    * ``ideal_sectors``: {"ld", "st", "atom", "red"}: per request ceil(distinct bytes touched / 32), summed.
+    """
+
+    num_threads: int
+    arrays: dict[int, _ArrayCounts] = field(default_factory=dict)
+    totals: dict[str, int] = field(default_factory=dict)
+    coalescing: dict[str, dict[str, float]] = field(default_factory=dict)
+    ideal_sectors: dict[str, int] = field(default_factory=dict)
+
+    def _select(self, space: str, array: str | None) -> list[_ArrayCounts]:
+        chosen = [a for a in self.arrays.values() if a.info.space == space
+                  and (array is None or a.info.name == array)]
+        if array is not None and not chosen:
+            raise KeyError(f"no {space} array named {array!r} in this launch")
+        return chosen
+
+    def _per_thread(self, space: str, array: str | None, attr: str) -> np.ndarray:
+        out = np.zeros(self.num_threads, dtype=np.int64)
+        for a in self._select(space, array):
+            out += getattr(a, attr)
+        return out
+
+    def reads_per_thread(self, space: str = "global", array: str | None = None) -> np.ndarray:
+        """Loads + atomics of each thread (global linear thread id) in ``space`` (one array or all)."""
+        return self._per_thread(space, array, "thread_reads")
+
+    def writes_per_thread(self, space: str = "global", array: str | None = None) -> np.ndarray:
+        """Stores + atomics of each thread in ``space`` (one array or all)."""
+        return self._per_thread(space, array, "thread_writes")
+
+    def _element(self, name: str, attr: str) -> np.ndarray:
+        found = [a for a in self.arrays.values() if a.info.name == name and a.info.space != "local"]
+        if not found:
+            raise KeyError(f"no global, shared or const array named {name!r} in this launch")
+        a = found[0]
+        return getattr(a, attr).astype(np.int64).reshape(a.elem_shape)
+
+    def element_reads(self, name: str) -> np.ndarray:
+        """How many lane-accesses read each element of ``name`` (shared: one slab per block)."""
+        return self._element(name, "elem_reads")
+
+    def element_writes(self, name: str) -> np.ndarray:
+        """How many lane-accesses wrote each element of ``name`` (shared: one slab per block)."""
+        return self._element(name, "elem_writes")
+
+    def to_dict(self) -> dict:
+        return {"totals": dict(self.totals), "coalescing": {k: dict(v) for k, v in self.coalescing.items()},
+                "ideal_sectors": dict(self.ideal_sectors)}
+
+
+class CountsObserver(Observer):
+    """Builds ``report.counts``. ``traffic`` (the metrics observer) supplies the coalescing numbers."""
+
+    def __init__(self, traffic=None):
+        self.traffic = traffic
+
+    def start(self, launch: LaunchInfo, arrays: list[ArrayInfo]) -> None:
+        self.launch = launch
+        self.counts = AccessCounts(launch.num_threads, totals=dict.fromkeys(TOTAL_KEYS, 0))
+        for a in arrays:
+            self.on_array(a)
+
+    def on_array(self, array: ArrayInfo) -> None:
+        if array.id in self.counts.arrays:
+            return
+        n = self.launch.num_threads
+        if array.space == "local":
+            elem, shape = None, ()
+        elif array.space == "shared":
+            shape = (self.launch.num_blocks, *array.shape)
+            elem = np.zeros(self.launch.num_blocks * array.size, dtype=np.int32)
+        else:
+            shape = tuple(array.shape)
+            elem = np.zeros(array.size, dtype=np.int32)
+        self.counts.arrays[array.id] = _ArrayCounts(
+            array, np.zeros(n, np.int32), np.zeros(n, np.int32),
+            elem, None if elem is None else elem.copy(), shape)
+
+    def on_access(self, ev: AccessEvent) -> None:
+        a = self.counts.arrays.get(ev.array.id)
+        if a is None:
+            self.on_array(ev.array)
+            a = self.counts.arrays[ev.array.id]
+        kind = "atom" if ev.kind == "red" else ev.kind
+        key = f"{ev.array.space}_{kind}"
+        self.counts.totals[key] = self.counts.totals.get(key, 0) + len(ev.gtid)
+        if a.elem_reads is not None:
+            idx = ev.flat if ev.array.space != "shared" else ev.block * ev.array.size + ev.flat
+        if ev.kind in READS:
+            add_thread_counts(a.thread_reads, ev.gtid)
+            if a.elem_reads is not None:
+                add_element_counts(a.elem_reads, idx)
+        if ev.kind in WRITES:
+            add_thread_counts(a.thread_writes, ev.gtid)
+            if a.elem_writes is not None:
+                add_element_counts(a.elem_writes, idx)
+
+    def finish(self, report) -> None:
+        if self.traffic is not None:
+            self.counts.coalescing = self.traffic.coalescing()
+            self.counts.ideal_sectors = dict(self.traffic.ideal_sectors)
+        report.counts = self.counts

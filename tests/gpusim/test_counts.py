@@ -1,0 +1,107 @@
+"""Per-thread and per-element access counts (``report.counts``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numba import cuda, float32
+
+import gpusim
+from gpusim.counts import add_element_counts, add_thread_counts
+
+
+@cuda.jit
+def stencil(a, out):
+    i = cuda.grid(1)
+    if 0 < i < a.size - 1:
+        out[i] = a[i - 1] + a[i] + a[i + 1]
+
+
+@cuda.jit
+def rows_sum(m, out):
+    r = cuda.grid(1)
+    if r < m.shape[0]:
+        acc = float32(0.0)
+        for c in range(m.shape[1]):
+            acc += m[r, c]
+        out[r] = acc
+
+
+@cuda.jit
+def count_ones(flags, total):
+    i = cuda.grid(1)
+    if i < flags.size and flags[i] == 1:
+        cuda.atomic.add(total, 0, 1)
+
+
+@cuda.jit
+def with_local(a, out):
+    i = cuda.grid(1)
+    tmp = cuda.local.array(3, float32)
+    for k in range(3):
+        tmp[k] = a[i] * k
+    out[i] = tmp[0] + tmp[1] + tmp[2]
+
+
+def test_reads_and_writes_per_thread_and_per_element():
+    a = np.arange(10, dtype=np.float32)
+    r = gpusim.launch(stencil, 1, 16, (a, np.zeros_like(a)))
+    c = r.counts
+    assert c.reads_per_thread("global", "a").tolist() == [0] + [3] * 8 + [0] * 7
+    assert c.writes_per_thread("global").tolist() == [0] + [1] * 8 + [0] * 7
+    assert c.reads_per_thread("global", "out").sum() == 0
+    assert c.element_reads("a").tolist() == [1, 2, 3, 3, 3, 3, 3, 3, 2, 1]
+    assert c.element_writes("out").tolist() == [0] + [1] * 8 + [0]
+    assert c.totals["global_ld"] == 24 and c.totals["global_st"] == 8
+    with pytest.raises(KeyError):
+        c.reads_per_thread("global", "nope")
+
+
+def test_element_counts_keep_the_array_shape_and_loops_count_every_access():
+    m = np.arange(12, dtype=np.float32).reshape(3, 4)
+    r = gpusim.launch(rows_sum, 1, 4, (m, np.zeros(3, np.float32)))
+    assert r.counts.element_reads("m").shape == (3, 4)
+    assert (r.counts.element_reads("m") == 1).all()
+    assert r.counts.reads_per_thread("global", "m").tolist() == [4, 4, 4, 0]
+
+
+def test_atomics_are_reads_and_writes():
+    flags = np.array([1, 0, 1, 1, 0], np.int32)
+    total = np.zeros(1, np.int32)
+    r = gpusim.launch(count_ones, 1, 8, (flags, total))
+    assert total[0] == 3
+    c = r.counts
+    assert c.totals["global_atom"] == 3
+    assert c.element_reads("total").tolist() == [3] and c.element_writes("total").tolist() == [3]
+    assert c.writes_per_thread("global", "total").tolist() == [1, 0, 1, 1, 0, 0, 0, 0]
+
+
+def test_local_arrays_count_per_thread_but_not_per_element():
+    a = np.arange(8, dtype=np.float32)
+    r = gpusim.launch(with_local, 1, 8, (a, np.zeros_like(a)))
+    c = r.counts
+    assert c.totals["local_st"] == 24 and c.totals["local_ld"] == 24
+    assert c.writes_per_thread("local").tolist() == [3] * 8
+    with pytest.raises(KeyError):
+        c.element_reads("tmp")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 300), min_size=1, max_size=200))
+def test_element_count_adds_every_repeat(idx):
+    acc = np.zeros(301, np.int32)
+    add_element_counts(acc, np.array(idx, np.int64))
+    expected = np.zeros(301, np.int32)
+    np.add.at(expected, idx, 1)
+    assert acc.tolist() == expected.tolist()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sets(st.integers(0, 500), max_size=200))
+def test_thread_count_adds_one_per_lane(lanes):
+    gtid = np.array(sorted(lanes), np.int64)
+    acc = np.zeros(501, np.int32)
+    add_thread_counts(acc, gtid)
+    assert np.flatnonzero(acc).tolist() == gtid.tolist() and acc.max(initial=0) <= 1

@@ -1,0 +1,28 @@
+# WRONG: reduce-sequential expect=BarrierDivergence
+# Puts the step's barrier inside `if t < s`: only the working threads reach it, so the block's threads
+# disagree on which barrier they are at (on a GPU this hangs or silently breaks).
+import numba
+from numba import cuda
+
+TPB = 128
+BLOCKS = 4
+
+
+@cuda.jit
+def block_sum(a, out, n):
+    x = cuda.shared.array(TPB, numba.float32)
+    t = cuda.threadIdx.x
+    i = cuda.blockIdx.x * TPB + t
+    if i < n:
+        x[t] = a[i]
+    else:
+        x[t] = 0.0
+    cuda.syncthreads()
+    s = TPB // 2
+    while s > 0:
+        if t < s:
+            x[t] += x[t + s]
+            cuda.syncthreads()
+        s //= 2
+    if t == 0:
+        out[cuda.blockIdx.x] = x[0]
