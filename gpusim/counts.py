@@ -3,7 +3,9 @@
 ``AccessCounts`` (``report.counts``) answers: how many global (or shared, local, const) reads and writes each
 thread made, per array or in all; how many lane-accesses read and wrote each element of an array; totals per
 space and kind; and, per global array, how well its accesses coalesced. Counts are of *lane-accesses*: a
-thread that reads an element twice counts twice. Atomics count as a read and a write.
+thread that reads an element twice counts twice. Atomics count as a read and a write. ``element_readers`` /
+``element_writers`` count distinct threads instead; they keep every (thread, element) pair, so they are
+recorded for launches of at most ``DISTINCT_LIMIT`` threads (every puzzle) and are None above that.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from .observers import AccessEvent, ArrayInfo, LaunchInfo, Observer
 
 READS = ("ld", "atom", "red")
 WRITES = ("st", "atom", "red")
+DISTINCT_LIMIT = 1 << 16
 TOTAL_KEYS = ("global_ld", "global_st", "global_atom", "shared_ld", "shared_st", "shared_atom",
               "local_ld", "local_st", "const_ld")
 
@@ -60,6 +63,8 @@ class _ArrayCounts:
     elem_reads: np.ndarray | None
     elem_writes: np.ndarray | None
     elem_shape: tuple
+    pairs_r: list = field(default_factory=list)   # (element * num_threads + thread) keys, for distinct counts
+    pairs_w: list = field(default_factory=list)
 
 
 @dataclass
@@ -82,6 +87,7 @@ class AccessCounts:
     totals: dict[str, int] = field(default_factory=dict)
     coalescing: dict[str, dict[str, float]] = field(default_factory=dict)
     ideal_sectors: dict[str, int] = field(default_factory=dict)
+    distinct: bool = True   # element_readers/element_writers recorded (launch within DISTINCT_LIMIT threads)
 
     def _select(self, space: str, array: str | None) -> list[_ArrayCounts]:
         chosen = [a for a in self.arrays.values() if a.info.space == space
@@ -119,6 +125,28 @@ class AccessCounts:
         """How many lane-accesses wrote each element of ``name`` (shared: one slab per block)."""
         return self._element(name, "elem_writes")
 
+    def _distinct(self, name: str, attr: str) -> np.ndarray | None:
+        found = [a for a in self.arrays.values() if a.info.name == name and a.info.space != "local"]
+        if not found:
+            raise KeyError(f"no global, shared or const array named {name!r} in this launch")
+        a = found[0]
+        if not self.distinct:
+            return None
+        parts = getattr(a, attr)
+        size = int(np.prod(a.elem_shape, dtype=np.int64))
+        if not parts:
+            return np.zeros(a.elem_shape, np.int64)
+        keys = np.unique(np.concatenate(parts))
+        return np.bincount(keys // self.num_threads, minlength=size).astype(np.int64).reshape(a.elem_shape)
+
+    def element_readers(self, name: str) -> np.ndarray | None:
+        """How many distinct threads read each element of ``name`` (None for launches above DISTINCT_LIMIT)."""
+        return self._distinct(name, "pairs_r")
+
+    def element_writers(self, name: str) -> np.ndarray | None:
+        """How many distinct threads wrote each element of ``name`` (None above DISTINCT_LIMIT)."""
+        return self._distinct(name, "pairs_w")
+
     def to_dict(self) -> dict:
         return {"totals": dict(self.totals), "coalescing": {k: dict(v) for k, v in self.coalescing.items()},
                 "ideal_sectors": dict(self.ideal_sectors)}
@@ -132,7 +160,8 @@ class CountsObserver(Observer):
 
     def start(self, launch: LaunchInfo, arrays: list[ArrayInfo]) -> None:
         self.launch = launch
-        self.counts = AccessCounts(launch.num_threads, totals=dict.fromkeys(TOTAL_KEYS, 0))
+        self.counts = AccessCounts(launch.num_threads, totals=dict.fromkeys(TOTAL_KEYS, 0),
+                                   distinct=launch.num_threads <= DISTINCT_LIMIT)
         for a in arrays:
             self.on_array(a)
 
@@ -162,14 +191,21 @@ class CountsObserver(Observer):
         self.counts.totals[key] = self.counts.totals.get(key, 0) + len(ev.gtid)
         if a.elem_reads is not None:
             idx = ev.flat if ev.array.space != "shared" else ev.block * ev.array.size + ev.flat
+        keep = self.counts.distinct and a.elem_reads is not None
+        if keep:
+            keys = idx.astype(np.int64) * self.launch.num_threads + ev.gtid
         if ev.kind in READS:
             add_thread_counts(a.thread_reads, ev.gtid)
             if a.elem_reads is not None:
                 add_element_counts(a.elem_reads, idx)
+                if keep:
+                    a.pairs_r.append(keys)
         if ev.kind in WRITES:
             add_thread_counts(a.thread_writes, ev.gtid)
             if a.elem_writes is not None:
                 add_element_counts(a.elem_writes, idx)
+                if keep:
+                    a.pairs_w.append(keys)
 
     def finish(self, report) -> None:
         if self.traffic is not None:

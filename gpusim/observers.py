@@ -106,6 +106,8 @@ class AccessEvent:
     warp: np.ndarray
     flat: np.ndarray
     phase: np.ndarray
+    uniform: bool = False      # the index is the same for every lane (a compile-time-uniform address)
+    op: str = ""               # for atomics: "add", "max", "cas", ...
 
 
 class Observer:

@@ -117,6 +117,7 @@ class Runtime:
         self.dyn_buffer = None
         self.steps = 0
         self._grid_cache: dict[int, object] = {}
+        self._full_ids = None
         self._mask_cache = None
         # warp geometry for votes/shuffles: lane -> index of its warp's first lane
         self.warp_base = lane - self.laneid
@@ -543,11 +544,19 @@ class Runtime:
         self.record(f, line, int(lane), A.name, index, (oline,))
         self.faults[(DataRace, line, A.name, (oline,))].count += int(res[races.R_RACES]) - 1
 
-    def _observe(self, A, kind, line, lanes, flat):
-        gt = self.b0 * self.T + lanes
-        blk = gt // self.T
-        ev = AccessEvent(A.info, kind, int(line), gt, blk, blk * self.NW + (gt % self.T) // 32, flat,
-                         self.phase_all[blk])
+    def _observe(self, A, kind, line, lanes, flat, uniform=False, op=""):
+        if lanes.size == self.N:  # every lane: the identities are the chunk's, computed once
+            ids = self._full_ids
+            if ids is None:
+                gt = self.b0 * self.T + lanes
+                blk = gt // self.T
+                ids = self._full_ids = (gt, blk, blk * self.NW + (gt % self.T) // 32)
+            gt, blk, warp = ids
+        else:
+            gt = self.b0 * self.T + lanes
+            blk = gt // self.T
+            warp = blk * self.NW + (gt % self.T) // 32
+        ev = AccessEvent(A.info, kind, int(line), gt, blk, warp, flat, self.phase_all[blk], uniform, op)
         for o in self.observers:
             o.on_access(ev)
 
@@ -563,7 +572,7 @@ class Runtime:
         elems = self._elems(A, lanes, flat)
         self._track(A, elems, lanes, line, races.READ, "read")
         if self.observers:
-            self._observe(A, "ld", line, lanes, flat)
+            self._observe(A, "ld", line, lanes, flat, uniform)
         if A.flat is not None:
             src = A.flat
             vals = src[elems] if not (uniform and A.space in ("global", "const")) else src[elems[0]]
@@ -585,13 +594,13 @@ class Runtime:
             raise TypeError(f"{A.space} array {A.name!r} is read-only")
         if len(idx) == 1 and type(idx[0]) is tuple:  # a[t] = v with t a tuple variable
             idx = idx[0]
-        lanes, flat, _ = self._locate(A, m, idx, line, "write")
+        lanes, flat, uniform = self._locate(A, m, idx, line, "write")
         if flat is None:
             return
         elems = self._elems(A, lanes, flat)
         self._track(A, elems, lanes, line, races.WRITE, "write")
         if self.observers:
-            self._observe(A, "st", line, lanes, flat)
+            self._observe(A, "st", line, lanes, flat, uniform)
         if isinstance(value, np.ndarray) and value.ndim:
             v = value if lanes.size == self.N else value[lanes]
         else:
@@ -608,13 +617,13 @@ class Runtime:
             raise TypeError(f"{A.space} array {A.name!r} is read-only")
         if not isinstance(idx, tuple):
             idx = (idx,)
-        lanes, flat, _ = self._locate(A, m, idx, line, "atomic")
+        lanes, flat, uniform = self._locate(A, m, idx, line, "atomic")
         if flat is None:
             return np.zeros(self.N, A.dtype)
         elems = self._elems(A, lanes, flat)
         self._track(A, elems, lanes, line, races.ATOMIC, "atomic")
         if self.observers:
-            self._observe(A, "atom" if used else "red", line, lanes, flat)
+            self._observe(A, "atom" if used else "red", line, lanes, flat, uniform, op)
 
         def pick(v):
             if isinstance(v, np.ndarray) and v.ndim:

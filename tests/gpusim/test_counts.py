@@ -105,3 +105,23 @@ def test_thread_count_adds_one_per_lane(lanes):
     acc = np.zeros(501, np.int32)
     add_thread_counts(acc, gtid)
     assert np.flatnonzero(acc).tolist() == gtid.tolist() and acc.max(initial=0) <= 1
+
+
+@cuda.jit
+def reread_in_a_loop(a, out):
+    t = cuda.threadIdx.x
+    acc = 0.0
+    for k in range(3):          # every thread reads a[0] three times and a[t] once per pass
+        acc += a[0] + a[t]
+    out[t] = acc
+
+
+def test_element_readers_count_distinct_threads_while_element_reads_count_accesses():
+    a = np.arange(4, dtype=np.float64)
+    out = np.zeros(4)
+    report = gpusim.launch(reread_in_a_loop, 1, 4, (a, out))
+    assert not report.faults
+    counts = report.counts
+    np.testing.assert_array_equal(counts.element_reads("a"), [3 * 4 + 3, 3, 3, 3])
+    np.testing.assert_array_equal(counts.element_readers("a"), [4, 1, 1, 1])
+    np.testing.assert_array_equal(counts.element_writers("out"), [1, 1, 1, 1])
