@@ -80,6 +80,9 @@ class AccessCounts:
       kinds), ``shared_ld``, ..., ``local_ld``, ``local_st``, ``const_ld``.
     * ``coalescing``: {global array: {"requested_bytes", "moved_bytes", "efficiency"}}.
     * ``ideal_sectors``: {"ld", "st", "atom", "red"}: per request ceil(distinct bytes touched / 32), summed.
+    * ``sites``: per source access (array, line, kind), its requests and what they cost: for global memory
+      sectors, ideal sectors, bytes requested and moved and the coalescing efficiency of its requests
+      (requested ÷ moved); for shared memory wavefronts and bank conflicts.
     """
 
     num_threads: int
@@ -87,6 +90,7 @@ class AccessCounts:
     totals: dict[str, int] = field(default_factory=dict)
     coalescing: dict[str, dict[str, float]] = field(default_factory=dict)
     ideal_sectors: dict[str, int] = field(default_factory=dict)
+    sites: list[dict] = field(default_factory=list)  # per source access: cost of its requests (metrics.py)
     distinct: bool = True   # element_readers/element_writers recorded (launch within DISTINCT_LIMIT threads)
 
     def _select(self, space: str, array: str | None) -> list[_ArrayCounts]:
@@ -211,4 +215,5 @@ class CountsObserver(Observer):
         if self.traffic is not None:
             self.counts.coalescing = self.traffic.coalescing()
             self.counts.ideal_sectors = dict(self.traffic.ideal_sectors)
+            self.counts.sites = self.traffic.access_sites()
         report.counts = self.counts

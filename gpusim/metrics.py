@@ -46,6 +46,7 @@ class TrafficObserver(Observer):
         self.segments: dict[int, SegmentMap] = {}
         self.bytes: dict[int, list] = {}                     # global array id -> [info, requested, moved]
         self.ideal_sectors = dict.fromkeys(OPS, 0)
+        self.sites: dict[tuple, list[int]] = {}              # (array, space, line, kind) -> totals, see sites()
 
     def on_access(self, ev: AccessEvent) -> None:
         space = ev.array.space
@@ -62,6 +63,10 @@ class TrafficObserver(Observer):
                 m[f"smsp__sass_inst_executed_op_shared_{kind}.sum"] += s.requests
                 m[f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{kind}.sum"] += s.wavefronts
                 m[f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{kind}.sum"] += s.conflicts
+                site = self.sites.setdefault((a.name, space, ev.lineno, kind), [0, 0, 0])
+                site[0] += s.requests
+                site[1] += s.wavefronts
+                site[2] += s.conflicts
             return
         monotone = req.monotone(addr)
         seg = self.segments.get(a.id)
@@ -83,6 +88,29 @@ class TrafficObserver(Observer):
         b = self.bytes.setdefault(a.id, [a, 0, 0])
         b[1] += s.requested_bytes
         b[2] += s.sectors * SECTOR
+        site = self.sites.setdefault((a.name, space, ev.lineno, kind), [0, 0, 0, 0])
+        site[0] += s.requests
+        site[1] += s.sectors
+        site[2] += s.ideal_sectors
+        site[3] += s.requested_bytes
+
+    def access_sites(self) -> list[dict]:
+        """One entry per source access (array, line, kind): what its requests cost, in line order.
+
+        Global: requests, sectors, ideal sectors, requested and moved bytes, and the coalescing efficiency of
+        its requests (requested ÷ moved bytes). Shared: requests, wavefronts and bank conflicts.
+        """
+        out = []
+        for (name, space, line, kind), v in sorted(self.sites.items(), key=lambda kv: (kv[0][2], kv[0][0])):
+            if space == "shared":
+                out.append({"array": name, "space": space, "line": line, "kind": kind, "requests": v[0],
+                            "wavefronts": v[1], "bank_conflicts": v[2]})
+            else:
+                moved = v[1] * SECTOR
+                out.append({"array": name, "space": space, "line": line, "kind": kind, "requests": v[0],
+                            "sectors": v[1], "ideal_sectors": v[2], "requested_bytes": v[3],
+                            "moved_bytes": moved, "efficiency": v[3] / moved if moved else 1.0})
+        return out
 
     @staticmethod
     def _aggregated(ev: AccessEvent, addr: np.ndarray) -> bool:

@@ -125,3 +125,25 @@ def test_element_readers_count_distinct_threads_while_element_reads_count_access
     np.testing.assert_array_equal(counts.element_reads("a"), [3 * 4 + 3, 3, 3, 3])
     np.testing.assert_array_equal(counts.element_readers("a"), [4, 1, 1, 1])
     np.testing.assert_array_equal(counts.element_writers("out"), [1, 1, 1, 1])
+
+
+@cuda.jit
+def coalesced_and_strided(a, out):
+    i = cuda.grid(1)
+    x = a[i]             # coalesced: 4 sectors per 32 float32 lanes
+    y = a[(i * 2) % 64]  # stride 2: 8 sectors per request, half of each sector wasted
+    out[i] = x + y
+
+
+def test_access_sites_give_each_source_access_its_coalescing_efficiency():
+    a = np.arange(64, dtype=np.float32)
+    out = np.zeros(64, np.float32)
+    report = gpusim.launch(coalesced_and_strided, 2, 32, (a, out))
+    assert not report.faults
+    sites = {(s["array"], s["kind"], s["line"]): s for s in report.counts.sites}
+    lines = sorted({line for (_, _, line) in sites})
+    first = sites[("a", "ld", lines[0])]
+    second = sites[("a", "ld", lines[1])]
+    assert (first["requests"], first["sectors"], first["efficiency"]) == (2, 8, 1.0)
+    assert (second["requests"], second["sectors"], second["efficiency"]) == (2, 16, 0.5)
+    assert sites[("out", "st", lines[2])]["efficiency"] == 1.0
