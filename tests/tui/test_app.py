@@ -1,0 +1,214 @@
+"""The app, driven with Pilot: state after each step (files on disk, results, progress), not pixels."""
+
+from __future__ import annotations
+
+import json
+
+from textual.widgets import TabbedContent
+from tui_helpers import SIZE, make_app, open_puzzle, pilot_test, plain, puzzle, run_check, use_reference
+
+from puzzles import workspace
+from tui.screens.browser import BrowserScreen
+from tui.screens.confirm import ConfirmQuit
+from tui.screens.help import HelpScreen
+from tui.screens.visualise import VisualiseScreen
+from tui.screens.workspace import WorkspaceScreen
+from tui.widgets.phase_view import PhaseView
+from tui.widgets.puzzle_page import PuzzlePage
+from tui.widgets.puzzle_tree import PuzzleTree
+from tui.widgets.results import result_renderable
+
+
+@pilot_test
+async def test_browser_lists_every_puzzle_and_enter_opens_the_starter(home):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, BrowserScreen)
+        tree = app.screen.query_one(PuzzleTree)
+        leaves = [n for branch in tree.root.children for n in branch.children]
+        assert [n.data.slug for n in leaves] == [p.slug for p in app.puzzles]
+        assert app.screen.current.slug == "map"
+        await pilot.press("down")
+        assert app.screen.current.slug == "zip"
+        assert "Zip" in app.screen.query_one(PuzzlePage).source
+        await pilot.press("up", "enter")
+        assert isinstance(app.screen, WorkspaceScreen)
+        path = workspace.workspace_path(puzzle("map"))
+        assert path.exists()
+        assert app.screen.editor.text == workspace.starter_path(puzzle("map")).read_text()
+
+
+@pilot_test
+async def test_edit_save_and_leave_write_the_file(home):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_puzzle(app, pilot, "map")
+        path = screen.path
+        screen.editor.move_cursor((0, 0))
+        await pilot.press(*"# mine", "enter")
+        assert screen.editor.dirty and screen.dirty
+        assert "unsaved" in screen.sub_title
+        assert not path.read_text().startswith("# mine")
+        await pilot.press("ctrl+s")
+        assert path.read_text().startswith("# mine\n")
+        assert not screen.editor.dirty
+        assert "unsaved" not in screen.sub_title
+        assert not list(path.parent.glob(".*.tmp"))        # the atomic write left no temporary file
+        await pilot.press(*"#x", "enter")
+        await pilot.press("escape")                       # back to the list, saving first
+        assert isinstance(app.screen, BrowserScreen)
+        assert path.read_text().startswith("# mine\n#x\n")
+
+
+@pilot_test
+async def test_reference_solution_passes_with_every_star(home):
+    use_reference("dot-product")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_puzzle(app, pilot, "dot-product")
+        await run_check(app, pilot)
+        result = screen.results.result
+        assert result is not None and result.passed
+        assert result.stars == result.max_stars == 3
+        assert screen.query_one(TabbedContent).active == "results-tab"
+        text = plain(result_renderable(result))
+        assert "PASS" in text and "★★★" in text and "Every star earned" in text
+        assert app.progress.stars("dot-product") == 3
+        saved = json.loads((home / "progress.json").read_text())
+        assert saved["puzzles"]["dot-product"]["best_stars"] == 3
+        assert "★★★" in screen.sub_title
+
+
+@pilot_test
+async def test_starter_fails_and_the_app_carries_on(home):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_puzzle(app, pilot, "map")
+        await run_check(app, pilot)
+        result = screen.results.result
+        assert result is not None and not result.passed
+        text = plain(result_renderable(result))
+        assert "FAIL" in text and "wrong output" in text and "Next: ★" in text
+        assert app.progress.entry("map").attempts == 1 and app.progress.stars("map") == 0
+        await run_check(app, pilot)                        # a second run works as well
+        assert app.progress.entry("map").attempts == 2
+        assert app.is_running and isinstance(app.screen, WorkspaceScreen)
+
+
+@pilot_test
+async def test_a_syntax_error_gives_one_clean_message_and_marks_the_line(home):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_puzzle(app, pilot, "map")
+        screen.editor.load_text("from numba import cuda\n\n@cuda.jit\ndef map_kernel(out, a)\n    pass\n")
+        await run_check(app, pilot)
+        result = screen.results.result
+        assert [f.kind for f in result.failures] == ["compile"]
+        text = plain(result_renderable(result))
+        assert "cannot compile" in text and "not valid Python" in text
+        assert "Traceback" not in text
+        assert screen.editor.highlighted_line == 4
+        assert screen.editor.selection.start[0] == 3 and screen.editor.cursor_location == (3, 0)
+        await pilot.press("ctrl+g")                        # nothing ran: no visualiser, a note instead
+        assert not isinstance(app.screen, VisualiseScreen)
+
+
+@pilot_test
+async def test_a_fault_names_block_thread_and_line_and_marks_the_line(home):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_puzzle(app, pilot, "map")
+        screen.editor.load_text("from numba import cuda\n\n\n@cuda.jit\ndef map_kernel(out, a):\n"
+                                "    i = cuda.threadIdx.x\n    out[i + 1] = a[i] + 10\n")
+        await run_check(app, pilot)
+        text = plain(screen.results.result and result_renderable(screen.results.result))
+        assert "OutOfBounds" in text and "line 7" in text
+        assert "thread (3, 0, 0)" in text and "index [4]" in text
+        assert screen.editor.highlighted_line == 7
+
+
+@pilot_test
+async def test_visualiser_tabs_switch_and_phases_scrub(home):
+    use_reference("dot-product")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_puzzle(app, pilot, "dot-product")
+        await run_check(app, pilot)
+        await pilot.press("ctrl+g")
+        screen = app.screen
+        assert isinstance(screen, VisualiseScreen)
+        assert screen.active_view == "threads"
+        assert app.focused.id == "threads"
+        for key, name in (("2", "phases"), ("3", "coalescing"), ("4", "banks"), ("5", "roofline"),
+                          ("1", "threads")):
+            await pilot.press(key)
+            assert screen.active_view == name
+            assert app.focused.id == name
+        await pilot.press("2")
+        phases = screen.query_one(PhaseView)
+        assert phases.phase == 0 and phases.phases == 8      # 7 barriers: 8 phases in block 0
+        assert "phase 0: from the kernel's start to the barrier at line 17" in plain(phases.draw())
+        await pilot.press("right")
+        assert phases.phase == 1
+        assert "phase 1: from the barrier at line 17 to the barrier at line 22" in plain(phases.draw())
+        await pilot.press("right", "right", "left")
+        assert phases.phase == 2
+        await pilot.press("home", "left")
+        assert phases.phase == 0                             # it stops at the first phase
+        await pilot.press("end")
+        assert phases.phase == 7
+        await pilot.press("b")                               # the second block
+        assert phases.block == 1
+        await pilot.press("right_square_bracket")            # the next launch: the scrubber starts over
+        assert screen.launch_index == 1 and phases.phase == 0
+        await pilot.press("escape")
+        assert isinstance(app.screen, WorkspaceScreen)
+
+
+@pilot_test
+async def test_hint_reveal_is_recorded_and_shown(home):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        map_puzzle = puzzle("map")
+        assert map_puzzle.hints[0] not in app.screen.query_one(PuzzlePage).source
+        await pilot.press("h")
+        await pilot.pause()
+        assert app.progress.entry("map").hints_revealed == 1
+        saved = json.loads((home / "progress.json").read_text())
+        assert saved["puzzles"]["map"]["hints_revealed"] == 1
+        assert map_puzzle.hints[0] in app.screen.query_one(PuzzlePage).source
+        for _ in range(len(map_puzzle.hints) + 1):           # past the last one: nothing more, no error
+            await pilot.press("h")
+        assert app.progress.entry("map").hints_revealed == len(map_puzzle.hints)
+
+
+@pilot_test
+async def test_quit_with_unsaved_changes_asks_first(home):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_puzzle(app, pilot, "map")
+        path = screen.path
+        screen.editor.move_cursor((0, 0))
+        await pilot.press(*"#q", "enter")                  # q is typed in the editor, it does not quit
+        assert app.is_running and screen.editor.text.startswith("#q")
+        await pilot.press("ctrl+q")
+        assert isinstance(app.screen, ConfirmQuit)
+        await pilot.press("escape")                        # stay
+        assert app.screen is screen and app.is_running
+        await pilot.press("ctrl+q")
+        await pilot.press("s")                             # save and quit
+        await pilot.pause()
+    assert path.read_text().startswith("#q\n")
+
+
+@pilot_test
+async def test_quit_without_changes_and_help(home):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert isinstance(app.screen, BrowserScreen)
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0

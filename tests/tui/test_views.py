@@ -1,0 +1,104 @@
+"""The visualisers draw what a report has and say "not recorded" for the rest — they never raise."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numba import cuda
+from textual.app import App
+from tui_helpers import pilot_test, plain
+
+import gpusim
+from gpusim.observers import LaunchInfo
+from gpusim.report import LaunchReport
+from tui.launches import default_launch, launches_of
+from tui.widgets.bank_view import BankView
+from tui.widgets.coalescing_view import CoalescingView
+from tui.widgets.phase_view import PhaseView
+from tui.widgets.roofline_view import RooflineView
+from tui.widgets.thread_map import ThreadMap
+
+VIEWS = (ThreadMap, PhaseView, CoalescingView, BankView, RooflineView)
+
+
+def add_ten(out, a):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = a[i] + 10
+
+
+def drawn(view_class, report) -> str:
+    view = view_class()
+    view.report = report
+    view.reset()
+    return plain(view.draw())
+
+
+@pytest.mark.parametrize("view_class", VIEWS)
+def test_an_empty_report_is_not_recorded(view_class):
+    report = LaunchReport(launch=LaunchInfo("k", "nowhere.py", (1, 1, 1), (4, 1, 1), 0))
+    assert "not recorded" in drawn(view_class, report)
+
+
+@pytest.mark.parametrize("view_class", VIEWS)
+def test_a_report_without_instrumentation_is_not_recorded(view_class):
+    a = np.arange(40, dtype=np.float32)
+    report = gpusim.launch(add_ten, 2, 32, (np.zeros_like(a), a), instrument=False)
+    text = drawn(view_class, report)
+    assert "not recorded" in text or "no global" in text.lower()
+
+
+def test_without_a_trace_the_totals_are_drawn_and_the_lines_are_not():
+    a = np.arange(40, dtype=np.float32)
+    report = gpusim.launch(add_ten, 2, 32, (np.zeros_like(a), a), trace=False)
+    text = drawn(CoalescingView, report)
+    assert "requests" in text and "Per access" in text and "not recorded" in text
+    assert "not recorded" in drawn(PhaseView, report)
+    text = drawn(ThreadMap, report)
+    assert "read 0×, written 1×" in text                 # out[0]: counts come without the trace
+
+
+def test_with_everything_recorded_every_view_draws():
+    a = np.arange(40, dtype=np.float32)
+    report = gpusim.launch(add_ten, 2, 32, (np.zeros_like(a), a))
+    assert "block 0 thread 0" in drawn(ThreadMap, report)
+    assert "phase 0: from the kernel's start to the kernel's end" in drawn(PhaseView, report)
+    assert "out[i] = a[i] + 10" in drawn(CoalescingView, report)
+    assert "does not use shared memory" in drawn(BankView, report)
+    text = drawn(RooflineView, report)
+    assert "memory-bound" in text and "FLOP/byte" in text
+
+
+class Broken(CoalescingView):
+    def draw(self):
+        raise RuntimeError("boom")
+
+
+class OneView(App):
+    def compose(self):
+        yield Broken(id="view")
+
+
+@pilot_test
+async def test_a_drawing_bug_is_shown_not_raised():
+    app = OneView()
+    async with app.run_test() as pilot:
+        view = app.query_one(Broken)
+        view.show(object())
+        await pilot.pause()
+        assert "could not be drawn (RuntimeError: boom)" in plain(view.content)
+        assert "RuntimeError: boom" in view.debug
+        assert app.is_running
+
+
+def test_launches_start_at_the_first_fault():
+    class Case:
+        def __init__(self, name, status, reports):
+            self.name, self.status, self.reports = name, status, reports
+
+    class Result:
+        cases = [Case("a", "pass", ["r1"]), Case("b", "fail", ["r2", "r3"])]
+
+    refs = launches_of(Result())
+    assert [(r.case_number, r.launch_number, r.launch_count) for r in refs] == [(1, 1, 1), (2, 1, 2), (2, 2, 2)]
+    assert default_launch(refs) == 1

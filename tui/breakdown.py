@@ -1,0 +1,415 @@
+"""Per-source-line views of one launch, read from its phase trace: what the visualisers draw.
+
+``LaunchReport`` gives memory traffic for the whole launch (``report.metrics``) and per array
+(``report.counts``); the visualisers also want it per source access ("line 12, load of `a`: 4 requests, 16
+sectors, ideal 4"). gpusim does not report that yet, so this module *replays* the recorded trace, one
+source access at a time, through gpusim's own ``TrafficObserver``: the numbers come from gpusim's rules,
+not from a second implementation here. The trace is bounded (the first 64 blocks by default), so these are
+per-line numbers for the recorded blocks; ``LineTable.partial`` says so.
+
+Nothing here imports Textual, and nothing raises on a report without counts or a trace: every function
+returns ``None`` (or an empty table) for data that was not recorded.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+KINDS = ("ld", "st", "atom", "red")
+KIND_WORDS = {"ld": "load", "st": "store", "atom": "atomic", "red": "atomic (no result)"}
+BANKS = 32
+WORD = 4
+WARP = 32
+
+
+@functools.lru_cache(maxsize=32)
+def _source(filename: str, mtime: float) -> tuple[str, ...]:
+    try:
+        return tuple(Path(filename).read_text(encoding="utf-8").splitlines())
+    except (OSError, UnicodeDecodeError):
+        return ()
+
+
+def source_line(filename: str, lineno: int) -> str:
+    """The stripped text of ``filename``'s line ``lineno`` (1-based), or "" when it cannot be read."""
+    try:
+        mtime = Path(filename).stat().st_mtime
+    except OSError:
+        return ""
+    lines = _source(filename, mtime)
+    return lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
+
+
+def trace_of(report) -> object | None:
+    """The report's phase trace, or None when it was not recorded (or has no table)."""
+    trace = getattr(report, "trace", None)
+    return trace if trace is not None and hasattr(trace, "table") else None
+
+
+@dataclass(frozen=True)
+class Step:
+    """One recorded source access executed by a group of lanes together (a slice of the trace table)."""
+
+    rows: np.ndarray
+    array: object         # gpusim ArrayInfo
+    kind: str
+    lineno: int
+
+
+def steps(report) -> Iterator[Step]:
+    """The recorded accesses of ``report``'s trace, one ``Step`` per engine event, in execution order."""
+    trace = trace_of(report)
+    if trace is None:
+        return
+    table = trace.table
+    if len(table) == 0:
+        return
+    cut = np.flatnonzero(table["step"][1:] != table["step"][:-1]) + 1
+    for rows in np.split(table, cut):
+        info = trace.arrays.get(int(rows["array"][0]))
+        if info is None:
+            continue
+        yield Step(rows, info, KINDS[int(rows["kind"][0])], int(rows["lineno"][0]))
+
+
+def _event(step: Step, launch) -> object:
+    """Rebuild gpusim's ``AccessEvent`` for a recorded step."""
+    from gpusim.observers import AccessEvent
+
+    tpb = launch.threads_per_block
+    wpb = launch.warps_per_block
+    block = step.rows["block"].astype(np.int64)
+    thread = step.rows["thread"].astype(np.int64)
+    return AccessEvent(array=step.array, kind=step.kind, lineno=step.lineno, gtid=block * tpb + thread,
+                       block=block, warp=block * wpb + thread // WARP,
+                       flat=step.rows["element"].astype(np.int64), phase=step.rows["phase"].astype(np.int64))
+
+
+@dataclass
+class LineRow:
+    """Traffic of one source access (line, array, kind) over the recorded blocks."""
+
+    lineno: int
+    array: str
+    space: str
+    kind: str
+    code: str
+    requests: int = 0
+    sectors: int = 0            # global: 32-byte sectors moved
+    ideal_sectors: int = 0      # global: what perfect coalescing would move
+    wavefronts: int = 0         # shared
+    conflicts: int = 0          # shared
+    lanes: int = 0              # lane-accesses
+
+    @property
+    def efficiency(self) -> float:
+        """Global: ideal ÷ moved sectors (1.0 is perfect); shared: requests ÷ wavefronts."""
+        if self.space == "shared":
+            return (self.wavefronts - self.conflicts) / self.wavefronts if self.wavefronts else 1.0
+        return self.ideal_sectors / self.sectors if self.sectors else 1.0
+
+
+@dataclass
+class LineTable:
+    rows: list[LineRow] = field(default_factory=list)
+    partial: bool = False       # the trace left blocks or accesses out
+    note: str = ""
+
+
+def _traffic(launch):
+    from gpusim.metrics import TrafficObserver
+
+    observer = TrafficObserver()
+    observer.start(launch, [])
+    return observer
+
+
+def by_line(report, space: str) -> LineTable | None:
+    """Per source access of ``space`` ("global" or "shared"): requests, sectors / wavefronts, conflicts.
+
+    None when the launch has no trace or gpusim's metrics module is not available.
+    """
+    trace = trace_of(report)
+    if trace is None:
+        return None
+    try:
+        _traffic(report.launch)
+    except Exception:
+        return None
+    groups: dict[tuple[int, str, str], tuple[LineRow, object]] = {}
+    for step in steps(report):
+        if step.array.space != space:
+            continue
+        key = (step.lineno, step.array.name, step.kind)
+        if key not in groups:
+            row = LineRow(step.lineno, step.array.name, space, step.kind,
+                          source_line(report.launch.filename, step.lineno))
+            groups[key] = (row, _traffic(report.launch))
+        row, observer = groups[key]
+        observer.on_access(_event(step, report.launch))
+        row.lanes += len(step.rows)
+    table = LineTable(partial=bool(getattr(trace, "truncated", False)))
+    for row, observer in groups.values():
+        m = observer.m
+        k = row.kind
+        if space == "global":
+            row.requests = int(m.get(f"l1tex__t_requests_pipe_lsu_mem_global_op_{k}.sum", 0))
+            row.sectors = int(m.get(f"l1tex__t_sectors_pipe_lsu_mem_global_op_{k}.sum", 0))
+            row.ideal_sectors = int(observer.ideal_sectors.get(k, 0))
+        elif k in ("ld", "st"):
+            row.requests = int(m.get(f"smsp__sass_inst_executed_op_shared_{k}.sum", 0))
+            row.wavefronts = int(m.get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{k}.sum", 0))
+            row.conflicts = int(m.get(f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{k}.sum", 0))
+        table.rows.append(row)
+    table.rows.sort(key=lambda r: (r.lineno, r.array, KINDS.index(r.kind)))
+    if table.partial:
+        table.note = f"per-line numbers cover the recorded part of the launch: {trace.summary()}"
+    return table
+
+
+@dataclass(frozen=True)
+class BankRequest:
+    """One warp's shared-memory request: which words each of the 32 banks had to serve."""
+
+    lineno: int
+    array: str
+    kind: str
+    block: int
+    warp: int                          # warp number inside the block
+    words_per_bank: tuple[int, ...]    # distinct 4-byte words touched in each bank
+    lanes_per_bank: tuple[tuple[int, ...], ...]   # which lanes (0-31) touched each bank
+    itemsize: int
+    code: str
+
+    @property
+    def wavefronts(self) -> int:
+        """For 4-byte and smaller elements: the most distinct words any bank must serve."""
+        return max(max(self.words_per_bank), 1)
+
+
+def worst_bank_request(report) -> BankRequest | None:
+    """The recorded shared-memory request whose busiest bank serves the most distinct words.
+
+    None when nothing was recorded (no trace, or no shared load or store).
+    """
+    worst: tuple[int, int, Step, np.ndarray] | None = None
+    tpb = report.launch.threads_per_block if trace_of(report) is not None else 1
+    for step in steps(report):
+        if step.array.space != "shared" or step.kind not in ("ld", "st"):
+            continue
+        thread = step.rows["thread"].astype(np.int64)
+        request = step.rows["block"].astype(np.int64) * ((tpb + WARP - 1) // WARP) + thread // WARP
+        word = (step.array.base_address + step.rows["element"].astype(np.int64) * step.array.itemsize) // WORD
+        pairs = np.unique(np.stack([request, word]), axis=1)
+        key = pairs[0] * BANKS + pairs[1] % BANKS
+        per = np.bincount(key - pairs[0].min() * BANKS)
+        best = int(per.max())
+        if worst is None or best > worst[0]:
+            at = int(np.argmax(per)) // BANKS + int(pairs[0].min())
+            worst = (best, at, step, request)
+    if worst is None:
+        return None
+    _, at, step, request = worst
+    pick = request == at
+    rows = step.rows[pick]
+    lanes = rows["thread"].astype(np.int64) % WARP
+    words = (step.array.base_address + rows["element"].astype(np.int64) * step.array.itemsize) // WORD
+    per_bank_words = [set() for _ in range(BANKS)]
+    per_bank_lanes = [set() for _ in range(BANKS)]
+    for lane, w in zip(lanes.tolist(), words.tolist()):
+        per_bank_words[w % BANKS].add(w)
+        per_bank_lanes[w % BANKS].add(lane)
+    block = int(rows["block"][0])
+    return BankRequest(step.lineno, step.array.name, step.kind, block, int(rows["thread"][0]) // WARP,
+                       tuple(len(s) for s in per_bank_words), tuple(tuple(sorted(s)) for s in per_bank_lanes),
+                       step.array.itemsize, source_line(report.launch.filename, step.lineno))
+
+
+@dataclass(frozen=True)
+class ElementMap:
+    """Who touched each element of one array: counts (whole launch) and example threads (recorded blocks)."""
+
+    name: str
+    space: str
+    shape: tuple[int, ...]           # shared: (blocks, *shape)
+    reads: np.ndarray | None         # per element; None when counts were not recorded
+    writes: np.ndarray | None
+    first_reader: np.ndarray | None  # global linear thread id of the first recorded reader, -1 if none
+    first_writer: np.ndarray | None
+    partial: bool
+
+
+def element_map(report, name: str) -> ElementMap | None:
+    """Reads, writes and first reader/writer thread of every element of array ``name`` (global or shared).
+
+    None when the launch touched no such array.
+    """
+    infos = [a for a in getattr(report, "arrays", []) if a.name == name and a.space in ("global", "shared", "const")]
+    if not infos:
+        return None
+    info = infos[0]
+    launch = report.launch
+    shape = (launch.num_blocks, *info.shape) if info.space == "shared" else tuple(info.shape)
+    reads = writes = None
+    counts = getattr(report, "counts", None)
+    if counts is not None:
+        try:
+            reads = np.asarray(counts.element_reads(name)).reshape(shape)
+            writes = np.asarray(counts.element_writes(name)).reshape(shape)
+        except (KeyError, ValueError, AttributeError):
+            reads = writes = None
+    first_reader = first_writer = None
+    trace = trace_of(report)
+    partial = False
+    if trace is not None:
+        size = int(np.prod(shape, dtype=np.int64))
+        first_reader = np.full(size, -1, np.int64)
+        first_writer = np.full(size, -1, np.int64)
+        ids = [k for k, a in trace.arrays.items() if a.name == name and a.space == info.space]
+        table = trace.table
+        rows = table[np.isin(table["array"], ids)] if ids else table[:0]
+        flat = rows["element"].astype(np.int64)
+        if info.space == "shared":
+            flat = rows["block"].astype(np.int64) * info.size + flat
+        gtid = rows["block"].astype(np.int64) * launch.threads_per_block + rows["thread"].astype(np.int64)
+        for target, kinds in ((first_reader, (0, 2, 3)), (first_writer, (1, 2, 3))):
+            pick = np.isin(rows["kind"], kinds)
+            f, g = flat[pick][::-1], gtid[pick][::-1]    # reversed: the first access is assigned last
+            ok = (f >= 0) & (f < size)
+            target[f[ok]] = g[ok]
+        first_reader = first_reader.reshape(shape)
+        first_writer = first_writer.reshape(shape)
+        partial = bool(getattr(trace, "truncated", False))
+    return ElementMap(name, info.space, shape, reads, writes, first_reader, first_writer, partial)
+
+
+def accessors(report, name: str, flat_index: tuple[int, ...], limit: int = 8) -> tuple[list[str], list[str], int]:
+    """Recorded (readers, writers) of one element as "block (x,y,z) thread (x,y,z)", at most ``limit`` each.
+
+    ``flat_index`` is the element's index tuple (shared arrays: block first). Returns (readers, writers,
+    lane-accesses recorded in all).
+    """
+    trace = trace_of(report)
+    if trace is None:
+        return [], [], 0
+    launch = report.launch
+    infos = [a for a in trace.arrays.values() if a.name == name]
+    if not infos:
+        return [], [], 0
+    info = infos[0]
+    ids = [k for k, a in trace.arrays.items() if a.name == name and a.space == info.space]
+    table = trace.table
+    rows = table[np.isin(table["array"], ids)]
+    if info.space == "shared":
+        block, rest = flat_index[0], flat_index[1:]
+        rows = rows[rows["block"] == block]
+    else:
+        rest = flat_index
+    flat = int(np.ravel_multi_index(rest, info.shape)) if info.shape else 0
+    rows = rows[rows["element"] == flat]
+    readers, writers = [], []
+    for r in rows:
+        who = _who(launch, int(r["block"]), int(r["thread"]))
+        kind = int(r["kind"])
+        if kind in (0, 2, 3) and who not in readers and len(readers) < limit:
+            readers.append(who)
+        if kind in (1, 2, 3) and who not in writers and len(writers) < limit:
+            writers.append(who)
+    return readers, writers, len(rows)
+
+
+def _who(launch, block: int, thread: int) -> str:
+    bx, by, bz = launch.block_xyz(block)
+    tx, ty, tz = launch.thread_xyz(thread)
+    b = f"({bx}, {by})" if launch.grid[2] == 1 else f"({bx}, {by}, {bz})"
+    t = f"({tx}, {ty})" if launch.block[2] == 1 else f"({tx}, {ty}, {tz})"
+    if launch.grid[1] == 1 and launch.grid[2] == 1:
+        b = str(bx)
+    if launch.block[1] == 1 and launch.block[2] == 1:
+        t = str(tx)
+    return f"block {b} thread {t}"
+
+
+def thread_label(launch, gtid: int) -> str:
+    """A global linear thread id as the learner knows it: "b1 t5" or "b(0,1) t(2,3)"."""
+    tpb = launch.threads_per_block
+    block, thread = divmod(int(gtid), tpb)
+    return _who(launch, block, thread).replace("block ", "b").replace(" thread ", " t")
+
+
+@dataclass(frozen=True)
+class PhaseCell:
+    writes: int
+    reads: int
+    writer: int          # thread (linear, in the block) of the last write in the phase, -1 if none
+
+
+@dataclass(frozen=True)
+class PhaseView:
+    """One block's accesses to one array during one barrier phase."""
+
+    block: int
+    phase: int
+    phases: int
+    array: str
+    shape: tuple[int, ...]
+    writes: np.ndarray        # per element: lane-writes in this phase
+    reads: np.ndarray
+    writer: np.ndarray        # last writer thread (linear in block) or -1
+    starts_after: int | None  # source line of the barrier that opened this phase (None: kernel start)
+    ends_at: int | None       # source line of the barrier that closes it (None: kernel end)
+    other: dict[str, tuple[int, int]]   # other arrays touched in this phase: name -> (reads, writes)
+
+
+def phase_arrays(report) -> list[str]:
+    """Arrays worth scrubbing: shared arrays first, then global ones, as the kernel names them."""
+    trace = trace_of(report)
+    if trace is None:
+        return []
+    seen: dict[str, str] = {}
+    for a in trace.arrays.values():
+        if a.space in ("shared", "global") and a.name not in seen:
+            seen[a.name] = a.space
+    return sorted(seen, key=lambda n: (seen[n] != "shared", n))
+
+
+def phase_view(report, block: int, phase: int, array: str) -> PhaseView | None:
+    """What ``block`` did to ``array`` between its barriers ``phase`` and ``phase + 1``; None if not recorded."""
+    trace = trace_of(report)
+    if trace is None:
+        return None
+    infos = {k: a for k, a in trace.arrays.items() if a.name == array}
+    if not infos:
+        return None
+    info = next(iter(infos.values()))
+    phases = trace.num_phases(block)
+    phase = max(0, min(phase, phases - 1))
+    rows = trace.accesses(block, phase)
+    mine = rows[np.isin(rows["array"], list(infos))]
+    size = max(info.size, 1)
+    flat = mine["element"].astype(np.int64)
+    is_write = np.isin(mine["kind"], (1, 2, 3))
+    is_read = np.isin(mine["kind"], (0, 2, 3))
+    writes = np.bincount(flat[is_write], minlength=size)[:size]
+    reads = np.bincount(flat[is_read], minlength=size)[:size]
+    writer = np.full(size, -1, np.int64)
+    writer[flat[is_write]] = mine["thread"][is_write]      # later rows overwrite: the last writer wins
+    barriers = trace.barriers(block)
+    other: dict[str, tuple[int, int]] = {}
+    rest = rows[~np.isin(rows["array"], list(infos))]
+    for aid in np.unique(rest["array"]).tolist():
+        sel = rest[rest["array"] == aid]
+        name = trace.arrays[aid].name if aid in trace.arrays else f"#{aid}"
+        r = int(np.isin(sel["kind"], (0, 2, 3)).sum())
+        w = int(np.isin(sel["kind"], (1, 2, 3)).sum())
+        pr, pw = other.get(name, (0, 0))
+        other[name] = (pr + r, pw + w)
+    shape = tuple(info.shape) or (1,)
+    return PhaseView(block, phase, phases, array, shape, writes.reshape(shape), reads.reshape(shape),
+                     writer.reshape(shape), barriers[phase - 1] if phase > 0 else None,
+                     barriers[phase] if phase < len(barriers) else None, other)

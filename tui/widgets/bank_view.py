@@ -1,0 +1,101 @@
+"""Visualiser (d): shared-memory bank conflicts — wavefronts against requests per access, and the 32 banks
+of the worst request."""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from .. import breakdown
+from ..heat import bar
+from .report_view import ReportView, not_recorded
+
+
+def bank_strip(req: breakdown.BankRequest) -> Text:
+    """32 cells, one per bank: how many distinct words the request needs from it."""
+    out = Text("bank   ", style="dim")
+    for b in range(breakdown.BANKS):
+        out.append(f"{b:>3}", style="dim")
+    out.append("\nwords  ", style="dim")
+    for n in req.words_per_bank:
+        style = "dim" if n == 0 else "black on #8ab17d" if n == 1 else "black on #e9c46a" if n == 2 else \
+            "white on #d62828"
+        out.append(f"{n if n else '·':>3}", style=style)
+    busiest = max(range(breakdown.BANKS), key=lambda b: req.words_per_bank[b])
+    out.append("\n")
+    if req.words_per_bank[busiest] > 1:
+        lanes = ", ".join(str(x) for x in req.lanes_per_bank[busiest])
+        out.append(f"bank {busiest} serves {req.words_per_bank[busiest]} different words, one per wavefront; "
+                   f"lanes {lanes} wait in line", style="")
+    else:
+        out.append("every bank serves at most one word: one wavefront, no conflict", style="green")
+    return out
+
+
+class BankView(ReportView):
+    title = "Bank conflicts"
+
+    def draw(self):
+        report = self.report
+        metrics = report.metrics or {}
+        if "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum" not in metrics:
+            return not_recorded("Shared-memory traffic", "The launch ran without instrumentation.")
+        parts = [Text("Whole launch", style="bold underline")]
+        totals = Text()
+        for op, word in (("ld", "loads"), ("st", "stores")):
+            req = int(metrics.get(f"smsp__sass_inst_executed_op_shared_{op}.sum", 0))
+            wave = int(metrics.get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum", 0))
+            conf = int(metrics.get(f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum", 0))
+            if not req:
+                continue
+            totals.append(f"{word:<7}", style="bold")
+            totals.append(f" {req} requests, {wave} wavefronts, ")
+            totals.append(f"{conf} bank conflicts", style="bold red" if conf else "green")
+            totals.append("  ")
+            totals.append(bar((wave - conf) / wave if wave else 1.0, 16))
+            totals.append("\n")
+        if not totals.plain:
+            parts.append(Text("This launch does not use shared memory.", style="dim"))
+            return Group(*parts)
+        parts.append(totals)
+        lines = self.memo("shared", lambda: breakdown.by_line(report, "shared"))
+        parts.append(Text("Per access", style="bold underline"))
+        if lines is None:
+            parts.append(not_recorded("The per-line breakdown", "It is read from the phase trace, which this "
+                                      "launch did not record."))
+        else:
+            table = Table(box=None, pad_edge=False, header_style="bold dim")
+            for name, justify in (("line", "right"), ("access", "left"), ("requests", "right"),
+                                  ("wavefronts", "right"), ("conflicts", "right"), ("", "left"), ("code", "left")):
+                table.add_column(name, justify=justify, no_wrap=name != "code")
+            for row in lines.rows:
+                if row.kind not in ("ld", "st"):
+                    continue
+                table.add_row(str(row.lineno), f"{breakdown.KIND_WORDS[row.kind]} {row.array}", str(row.requests),
+                              str(row.wavefronts),
+                              Text(str(row.conflicts), style="bold red" if row.conflicts else "green"),
+                              bar(row.efficiency, 12), Text(row.code, style="italic"))
+            parts.append(table)
+            if lines.note:
+                parts.append(Text(lines.note, style="dim"))
+        worst = self.memo("worst", lambda: breakdown.worst_bank_request(report))
+        parts.append(Text("\nThe worst request", style="bold underline"))
+        if worst is None:
+            parts.append(not_recorded("Single requests", "They are read from the phase trace."))
+        else:
+            bx, by, bz = report.launch.block_xyz(worst.block)
+            head = Text()
+            head.append(f"line {worst.lineno}", style="bold yellow")
+            head.append(f"  {breakdown.KIND_WORDS[worst.kind]} of {worst.array} by warp {worst.warp} of block "
+                        f"({bx}, {by}, {bz})  ")
+            head.append(worst.code, style="italic")
+            parts.append(head)
+            parts.append(bank_strip(worst))
+            if worst.itemsize > 4:
+                parts.append(Text(f"({worst.itemsize}-byte elements are served half a warp at a time; the strip "
+                                  "counts words over the whole warp)", style="dim"))
+        parts.append(Text("\nShared memory is 32 banks of 4-byte words. A warp's request takes one wavefront per "
+                          "distinct word in its busiest bank; threads reading the same word share it.",
+                          style="dim"))
+        return Group(*parts)

@@ -1,0 +1,80 @@
+"""The base of the visualisers: a focusable view of one ``LaunchReport`` that never crashes on bad data."""
+
+from __future__ import annotations
+
+import traceback
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.widgets import Static
+
+
+class ReportView(Static, can_focus=True):
+    """Subclasses implement ``draw()``; ``show(report)`` swaps the report and redraws.
+
+    Data a launch did not record is drawn as a plain "not recorded" sentence. An error while drawing is
+    shown in place (with its first line), never raised: a broken view must not take the app down.
+    """
+
+    title = "view"
+
+    def __init__(self, **kwargs):
+        super().__init__("", **kwargs)
+        self.report = None
+        self._stale = False
+        self.debug = ""             # the traceback of the last drawing error, for bug reports
+
+    def show(self, report) -> None:
+        self.report = report
+        self._memo = {}
+        self.reset()
+        self.redraw()
+
+    def memo(self, key: str, compute):
+        """``compute()`` once per report (replaying a large trace takes a moment; redraws are frequent)."""
+        cache = self.__dict__.setdefault("_memo", {})
+        if key not in cache:
+            cache[key] = compute()
+        return cache[key]
+
+    def reset(self) -> None:
+        """Forget per-report state (cursor, phase...) when the report changes."""
+
+    def redraw(self) -> None:
+        if not self.is_on_screen:
+            self._stale = True          # drawn when its tab is shown: five views, one visible
+            return
+        self._stale = False
+        if self.report is None:
+            self.update(Text("No run to show yet: ctrl+r in the editor checks your file.", style="dim"))
+            return
+        try:
+            self.update(self.draw())
+        except Exception as e:  # a visualiser bug must not end the session
+            first = (str(e).strip().splitlines() or [""])[0]
+            self.debug = traceback.format_exc()
+            self.update(Text(f"This view could not be drawn ({type(e).__name__}: {first}).", style="red"))
+
+    def draw(self) -> RenderableType:
+        raise NotImplementedError
+
+    def on_resize(self) -> None:
+        if self.report is not None:
+            self.redraw()
+
+    def on_show(self) -> None:
+        if self._stale:
+            self.redraw()
+
+    @property
+    def is_on_screen(self) -> bool:
+        """Mounted and in a shown tab (hidden tabs are not drawn until they are opened)."""
+        return self.is_mounted and all(
+            getattr(node, "display", True) for node in self.ancestors_with_self)
+
+
+def not_recorded(what: str, why: str = "") -> Text:
+    text = Text(f"{what}: not recorded for this launch.", style="bold yellow")
+    if why:
+        text.append(f"\n{why}", style="dim")
+    return text

@@ -1,0 +1,193 @@
+"""The verdict of the last check: per-case pass/fail, the first wrong element, faults with their
+coordinates, broken constraints, the stars and what the next star needs."""
+
+from __future__ import annotations
+
+import re
+
+from rich.console import Group
+from rich.padding import Padding
+from rich.text import Text
+from textual.reactive import var
+from textual.widgets import Static
+
+STATUS_MARK = {"pass": ("✓", "green"), "fail": ("✗", "red"), "not run": ("·", "dim")}
+_WHERE = re.compile(r"\(([^()]*):(\d+)\)\s*$")
+
+
+def fault_line(failure) -> tuple[str, int] | None:
+    """(file, line) a failure points at: a fault's line, or the file:line a compile error names."""
+    fault = getattr(failure, "fault", None)
+    if fault is not None and getattr(fault, "lineno", 0):
+        return str(getattr(fault, "filename", "")), int(fault.lineno)
+    if getattr(failure, "kind", "") == "compile":
+        first = failure.message.splitlines()[0] if failure.message else ""
+        m = _WHERE.search(first)
+        if m:
+            return m.group(1), int(m.group(2))
+    return None
+
+
+def _xyz(v) -> str:
+    return "(" + ", ".join(str(int(x)) for x in v) + ")" if v is not None else "?"
+
+
+def _fault_text(failure, indent: str) -> Text:
+    fault = failure.fault
+    out = Text()
+    out.append(f"{indent}{type(fault).__name__}: ", style="bold red")
+    out.append(fault.summary + "\n")
+    if fault.lineno:
+        out.append(f"{indent}  line {fault.lineno}", style="bold yellow")
+        if fault.source_line:
+            out.append(f"   {fault.source_line.strip()}", style="italic")
+        out.append("\n")
+    if fault.block is not None:
+        out.append(f"{indent}  block ", style="dim")
+        out.append(_xyz(fault.block), style="bold cyan")
+        out.append("  thread ", style="dim")
+        out.append(_xyz(fault.thread), style="bold cyan")
+        out.append("\n")
+    if fault.array is not None and fault.index is not None:
+        out.append(f"{indent}  array ", style="dim")
+        out.append(fault.array, style="bold")
+        out.append(" index ", style="dim")
+        out.append("[" + ", ".join(str(int(i)) for i in fault.index) + "]", style="bold")
+        out.append("\n")
+    for d in fault.details:
+        out.append(f"{indent}  {d}\n", style="dim")
+    if getattr(fault, "count", 1) > 1:
+        out.append(f"{indent}  ({fault.count} accesses at this line hit the same fault)\n", style="dim")
+    others = failure.detail.get("faults", []) if isinstance(failure.detail, dict) else []
+    if len(others) > 1:
+        out.append(f"{indent}  and in the same launch: {', '.join(others[1:4])}"
+                   f"{' and more' if len(others) > 4 else ''}\n", style="dim")
+    out.rstrip()
+    return out
+
+
+def _message(failure, indent: str) -> Text:
+    style = {"mismatch": "yellow", "constraint": "magenta", "compile": "red", "error": "red"}.get(failure.kind)
+    label = {"mismatch": "wrong output", "constraint": "constraint", "compile": "cannot compile",
+             "error": "error"}.get(failure.kind, failure.kind)
+    lines = failure.message.splitlines() or [""]
+    out = Text()
+    out.append(f"{indent}{label}: ", style=f"bold {style}" if style else "bold")
+    first = lines[0]
+    if failure.kind == "mismatch" and first.startswith("wrong output "):
+        first = first[len("wrong output "):]
+    out.append(first + "\n")
+    for line in lines[1:]:
+        out.append(f"{indent}  {line.strip()}\n", style="italic" if line.startswith("    ") else "")
+    out.rstrip()
+    return out
+
+
+def _indented(renderable, by: int = 4) -> Padding:
+    return Padding(renderable, (0, 0, 0, by))
+
+
+def _one_line(failure) -> Text:
+    """A failure shortened to one line (for cases after the first that fail the same way)."""
+    first = (failure.message.splitlines() or [""])[0]
+    if failure.kind == "mismatch" and first.startswith("wrong output "):
+        first = first[len("wrong output "):]
+    text = Text(f"{failure.kind}: {first}", style="dim", no_wrap=True, overflow="ellipsis")
+    return text
+
+
+def result_renderable(result, file_name: str = "") -> Group:
+    """The whole verdict as Rich text."""
+    parts: list[Text] = []
+    head = Text()
+    if result.passed:
+        head.append(" PASS ", style="bold black on green")
+        head.append("  ")
+        head.append("★" * result.stars, style="bold yellow")
+        head.append("☆" * max(result.max_stars - result.stars, 0), style="dim")
+        head.append(f"  {result.stars} of {result.max_stars} stars")
+    else:
+        failed = sum(1 for c in result.cases if c.status == "fail")
+        head.append(" FAIL ", style="bold white on red")
+        head.append(f"  {failed} of {len(result.cases)} test cases failed" if result.cases else "  nothing ran")
+    parts.append(head)
+    if result.next_star and (result.passed or result.stars < result.max_stars):
+        parts.append(Text.assemble(("Next: ", "bold"), result.next_star))
+    elif result.passed:
+        parts.append(Text("Every star earned.", style="green"))
+    in_cases = {id(f) for c in result.cases for f in c.failures}
+    general = [f for f in result.failures if id(f) not in in_cases]
+    if general:
+        parts.append(Text(""))
+        for failure in general:
+            parts.append(_fault_text(failure, "") if failure.fault is not None else _message(failure, ""))
+            parts.append(Text(""))
+    if result.cases:
+        parts.append(Text("\nTest cases", style="bold underline"))
+    seen: dict[tuple, str] = {}
+    kinds_shown: set[str] = set()
+    for case in result.cases:
+        mark, colour = STATUS_MARK.get(case.status, ("·", "dim"))
+        line = Text.assemble((f"{mark} ", f"bold {colour}"), (case.name, colour if case.status != "pass" else ""))
+        if case.status == "not run":
+            line.append("  (not run)", style="dim")
+        parts.append(line)
+        full = False
+        for failure in case.failures:
+            fault = failure.fault
+            if fault is not None:
+                key = (type(fault).__name__, fault.lineno, fault.array)
+                if key in seen:
+                    parts.append(Text(f"    the same {type(fault).__name__} as in {seen[key]!r}", style="dim"))
+                    continue
+                seen[key] = case.name
+                full = True
+                parts.append(_indented(_fault_text(failure, "")))
+            elif failure.kind == "constraint":
+                rule = failure.detail.get("rule") if isinstance(failure.detail, dict) else None
+                if ("constraint", rule) in seen:
+                    continue
+                seen[("constraint", rule)] = case.name
+                full = True
+                parts.append(_indented(_message(failure, "")))
+            elif failure.kind in kinds_shown:
+                parts.append(_indented(_one_line(failure)))
+            else:
+                kinds_shown.add(failure.kind)
+                full = True
+                parts.append(_indented(_message(failure, "")))
+        if full and case.note:
+            parts.append(_indented(Text(f"this case: {case.note}", style="dim italic")))
+    for note in result.notes:
+        parts.append(Text(f"\nNote: {note}", style="dim"))
+    if result.stdout.strip():
+        printed = result.stdout.rstrip("\n").splitlines()
+        parts.append(Text("\nYour file printed", style="bold underline"))
+        for line in printed[:30]:
+            parts.append(Text(f"│ {line}", style="dim"))
+        if len(printed) > 30:
+            parts.append(Text(f"│ … {len(printed) - 30} more lines", style="dim"))
+    if any(c.reports for c in result.cases):
+        parts.append(Text("\nctrl+g shows the run: threads, barrier phases, coalescing, banks, roofline.",
+                          style="dim"))
+    return Group(*parts)
+
+
+class ResultsView(Static):
+    """Shows "not run yet", "running…" or the last ``CheckResult``."""
+
+    result = var(None, always_update=True)
+    """The last CheckResult shown (None before the first check)."""
+
+    def on_mount(self) -> None:
+        if self.result is None:
+            self.update(Text("Not checked yet. ctrl+r saves your file and runs every test case.", style="dim"))
+
+    def watch_result(self, result) -> None:
+        if result is not None:
+            self.update(result_renderable(result))
+            self.set_class(bool(result.passed), "-passed")
+            self.set_class(not result.passed, "-failed")
+
+    def show_running(self) -> None:
+        self.update(Text("Running every test case on the simulator…", style="bold"))
