@@ -68,7 +68,8 @@ def _check(puzzle: Puzzle, path: Path, result: CheckResult, trace: bool) -> None
     try:
         solution = load_solution(path, puzzle.kernels)
     except KernelCompileError as e:
-        result.failures.append(Failure("compile", str(e)))
+        result.failures.append(Failure("compile", str(e), filename=getattr(e, "filename", ""),
+                                       lineno=getattr(e, "lineno", 0) or 0))
         return
     try:
         cases = tuple(puzzle.make_cases())
@@ -96,7 +97,8 @@ def _run_case(puzzle: Puzzle, solution: Solution, case: Case, outcome: CaseResul
     try:
         _launch_all(puzzle, solution, case, outcome, trace)
     except KernelCompileError as e:
-        outcome.failures.append(Failure("compile", str(e), case.name))
+        outcome.failures.append(Failure("compile", str(e), case.name, filename=getattr(e, "filename", ""),
+                                        lineno=getattr(e, "lineno", 0) or 0))
     except LaunchError as e:
         outcome.failures.append(Failure("error", f"the kernel could not be launched: {e}", case.name))
     except KernelFault as fault:  # gpusim collects faults in the report; accept a raised one all the same

@@ -129,3 +129,18 @@ def _unknown_message(key: str, puzzles: list[Puzzle]) -> str:
     if near:
         message += "; did you mean " + " or ".join(repr(s) for s in near) + "?"
     return message + " (`gpu-puzzles list` shows them all)"
+
+
+def chapters() -> dict[int, str]:
+    """Chapter number -> title, from each chapter package's ``NUMBER`` and ``TITLE``."""
+    import importlib
+
+    out: dict[int, str] = {}
+    for folder in sorted(PACKAGE_DIR.glob("ch*")):
+        if not (folder / "__init__.py").exists():
+            continue
+        mod = importlib.import_module(f"puzzles.{folder.name}")
+        number, title = getattr(mod, "NUMBER", None), getattr(mod, "TITLE", None)
+        if isinstance(number, int) and isinstance(title, str):
+            out[number] = title
+    return out

@@ -35,6 +35,8 @@ class Failure:
     case: str | None = None
     fault: Any = None                               # the KernelFault for kind "fault"
     detail: dict[str, Any] = field(default_factory=dict)
+    filename: str = ""                              # where a compile error is (kind "compile")
+    lineno: int = 0
 
     def to_dict(self) -> dict:
         return {
@@ -43,6 +45,8 @@ class Failure:
             "case": self.case,
             "fault": self.fault.to_dict() if self.fault is not None else None,
             "detail": dict(self.detail),
+            "file": self.filename,
+            "line": self.lineno,
         }
 
 

@@ -1,0 +1,4 @@
+"""Chapter 1: Threads and blocks."""
+
+NUMBER = 1
+TITLE = 'Threads and blocks'

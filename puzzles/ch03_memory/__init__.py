@@ -1,0 +1,4 @@
+"""Chapter 3: Memory efficiency."""
+
+NUMBER = 3
+TITLE = 'Memory efficiency'

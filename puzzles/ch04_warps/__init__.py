@@ -1,0 +1,4 @@
+"""Chapter 4: Warps."""
+
+NUMBER = 4
+TITLE = 'Warps'

@@ -1,0 +1,4 @@
+"""Chapter 6: Scans."""
+
+NUMBER = 6
+TITLE = 'Scans'

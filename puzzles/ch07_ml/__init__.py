@@ -1,0 +1,4 @@
+"""Chapter 7: ML kernels."""
+
+NUMBER = 7
+TITLE = 'ML kernels'

@@ -84,6 +84,7 @@ def test_syntax_error_is_a_compile_failure_with_file_and_line(tmp_path, fake_eng
     result = check_file(TINY, path)
     assert [f.kind for f in result.failures] == ["compile"]
     assert f"{path}:1" in result.failures[0].message
+    assert (result.failures[0].filename, result.failures[0].lineno) == (str(path), 1)
     assert result.cases == [] and fake_engine.calls == []
 
 

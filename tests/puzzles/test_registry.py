@@ -151,3 +151,11 @@ def test_real_puzzle_is_consistent(puzzle: Puzzle):
             assert step.kernel in puzzle.kernels, f"{case.name}: launches unknown kernel {step.kernel}"
             missing = [a for a in step.args if a not in case.buffers]
             assert not missing, f"{case.name}: unknown buffers {missing}"
+
+
+def test_every_puzzle_chapter_has_a_title():
+    from puzzles.registry import all_puzzles, chapters
+
+    titles = chapters()
+    assert titles[1] == "Threads and blocks" and titles[7] == "ML kernels"
+    assert {p.chapter for p in all_puzzles()} <= set(titles)
