@@ -5,7 +5,8 @@ thread made, per array or in all; how many lane-accesses read and wrote each ele
 space and kind; and, per global array, how well its accesses coalesced. Counts are of *lane-accesses*: a
 thread that reads an element twice counts twice. Atomics count as a read and a write. ``element_readers`` /
 ``element_writers`` count distinct threads instead; they keep every (thread, element) pair, so they are
-recorded for launches of at most ``DISTINCT_LIMIT`` threads (every puzzle) and are None above that.
+recorded for launches of at most ``DISTINCT_LIMIT`` threads and ``MAX_PAIRS`` lane-accesses (every puzzle),
+and are None beyond that.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from .observers import AccessEvent, ArrayInfo, LaunchInfo, Observer
 READS = ("ld", "atom", "red")
 WRITES = ("st", "atom", "red")
 DISTINCT_LIMIT = 1 << 16
+#: at most this many (thread, element) pairs are kept for the distinct counts (32 MiB); past it they are dropped
+MAX_PAIRS = 1 << 22
 TOTAL_KEYS = ("global_ld", "global_st", "global_atom", "shared_ld", "shared_st", "shared_atom",
               "local_ld", "local_st", "const_ld")
 
@@ -166,6 +169,7 @@ class CountsObserver(Observer):
         self.launch = launch
         self.counts = AccessCounts(launch.num_threads, totals=dict.fromkeys(TOTAL_KEYS, 0),
                                    distinct=launch.num_threads <= DISTINCT_LIMIT)
+        self.pairs = 0
         for a in arrays:
             self.on_array(a)
 
@@ -196,6 +200,13 @@ class CountsObserver(Observer):
         if a.elem_reads is not None:
             idx = ev.flat if ev.array.space != "shared" else ev.block * ev.array.size + ev.flat
         keep = self.counts.distinct and a.elem_reads is not None
+        if keep:
+            self.pairs += len(ev.gtid)
+            if self.pairs > MAX_PAIRS:  # too many to keep: give up the distinct counts, not the memory
+                self.counts.distinct = keep = False
+                for other in self.counts.arrays.values():
+                    other.pairs_r.clear()
+                    other.pairs_w.clear()
         if keep:
             keys = idx.astype(np.int64) * self.launch.num_threads + ev.gtid
         if ev.kind in READS:

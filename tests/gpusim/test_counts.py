@@ -147,3 +147,12 @@ def test_access_sites_give_each_source_access_its_coalescing_efficiency():
     assert (first["requests"], first["sectors"], first["efficiency"]) == (2, 8, 1.0)
     assert (second["requests"], second["sectors"], second["efficiency"]) == (2, 16, 0.5)
     assert sites[("out", "st", lines[2])]["efficiency"] == 1.0
+
+
+def test_distinct_counts_give_way_when_a_launch_touches_too_much(monkeypatch):
+    import gpusim.counts as counts_module
+
+    monkeypatch.setattr(counts_module, "MAX_PAIRS", 10)
+    report = gpusim.launch(reread_in_a_loop, 1, 4, (np.arange(4, dtype=np.float64), np.zeros(4)))
+    assert report.counts.element_readers("a") is None
+    np.testing.assert_array_equal(report.counts.element_reads("a"), [15, 3, 3, 3])  # lane-access counts stay
