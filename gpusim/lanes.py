@@ -24,9 +24,10 @@ The execution model (read this first)
 
 Not supported (a compile-time ``UnsupportedConstruct`` names the construct and line): lists, dicts, strings,
 comprehensions, lambdas, nested functions, classes, try/with/raise, recursion, ``for`` over anything but
-``range``, array slicing, arrays chosen per thread, ``*args``. Integer arithmetic follows NumPy's promotion
-(literals are int64/float64 like numba's), so int32 + int32 stays int32 where numba widens to int64: the
-values differ only on overflow.
+``range``, array slicing, arrays chosen per thread, ``*args``, ``print``, a ``width`` argument to the
+``shfl_*_sync`` functions (numba-cuda has none). Arithmetic follows numba-cuda's typing (``Runtime.binop``):
+literals are int64/float64 and integer arithmetic widens to 64 bits. Dynamic shared arrays of different element
+sizes alias in memory, but their race and initialisation records are kept per element size.
 """
 
 from __future__ import annotations
@@ -576,6 +577,8 @@ class FunctionGen:
         raise ir.error(node, f"{type(node).__name__} is not supported in a kernel")
 
     def compare(self, node: ast.Compare, ctx: Ctx) -> str:
+        if len(node.ops) > 1 and any(self.has_side_effects(c) for c in node.comparators[1:]):
+            return self.compare_chain(node, ctx)
         left = self.expr(node.left, ctx)
         parts = []
         for op, comp in zip(node.ops, node.comparators):
@@ -589,6 +592,28 @@ class FunctionGen:
         if len(parts) == 1:
             return parts[0]
         return "rt.all_of(" + ", ".join(parts) + ")"
+
+    def compare_chain(self, node: ast.Compare, ctx: Ctx) -> str:
+        """``a < b < c[k]``: like ``a < b and b < c[k]`` with ``b`` evaluated once, so ``c[k]`` is read only
+        where ``a < b`` holds (Python's and numba's short-circuit)."""
+        res = self.tmp()
+        left = self.expr(node.left, ctx)
+        uniform = not self.varies(node)
+        for n, (op, comp) in enumerate(zip(node.ops, node.comparators)):
+            if n and uniform:
+                self.emit(f"if {res}:")
+                self.indent += 1
+            sub = ctx if n == 0 or uniform else Ctx(self.tmp("_m"), ctx.partial, ctx.loop)
+            if sub is not ctx:
+                self.emit(f"{sub.mask} = {ctx.mask} & {res}")
+            right = self.tmp()
+            self.emit(f"{right} = {self.expr(comp, sub)}")
+            test = f"rt.truth({left} {CMPOPS[type(op)]} {right})"
+            self.emit(f"{res} = {test}" if n == 0 or uniform else f"{res} = {res} & {test}")
+            if n and uniform:
+                self.indent -= 1
+            left = right
+        return res
 
     def varies(self, node: ast.AST) -> bool:
         from .frontend import Analysis

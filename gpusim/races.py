@@ -1,7 +1,8 @@
 """Race and uninitialised-read tracking with shadow memory and barrier epochs.
 
-Every tracked element has a shadow record: the last writer (thread, time, line, atomic?) and a summary of the
-readers since that write (one thread, or "several", the blocks and warp they came from, the latest read time).
+Every tracked element has a shadow record: the last plain write (thread, time, line), and summaries of the
+atomics and of the plain reads since that write (one thread, or "several" with the block and warp they share,
+the latest time).
 Time is a counter that advances at every access group and barrier. A block's last ``syncthreads`` time and a
 warp's last ``syncwarp``/``syncthreads`` time say whether an earlier access is ordered before the current one:
 
@@ -28,13 +29,22 @@ R_RACE_POS, R_OTHER_TID, R_OTHER_LINE, R_HAZARD, R_RACES, R_UNINIT_POS, R_UNINIT
 class Shadow:
     """Shadow records for one array (or one chunk's copy of a shared array)."""
 
-    __slots__ = ("w_tid", "w_time", "w_line", "w_atom", "r_tid", "r_time", "r_line", "r_blk", "r_warp")
+    __slots__ = ("w_tid", "w_time", "w_line", "a_tid", "a_time", "a_line", "a_blk", "a_warp", "r_tid", "r_time",
+                 "r_line", "r_blk", "r_warp")
 
     def __init__(self, size: int):
+        # the last plain write (-1: none)
         self.w_tid = np.full(size, -1, np.int64)
         self.w_time = np.zeros(size, np.int64)
         self.w_line = np.zeros(size, np.int32)
-        self.w_atom = np.zeros(size, np.bool_)
+        # the atomics since that write: none (-1), one thread, or several (-2) with the block / warp they all
+        # come from (-2 when they differ) and the latest time
+        self.a_tid = np.full(size, -1, np.int64)
+        self.a_time = np.zeros(size, np.int64)
+        self.a_line = np.zeros(size, np.int32)
+        self.a_blk = np.full(size, -1, np.int64)
+        self.a_warp = np.full(size, -1, np.int64)
+        # the plain reads since that write, summarised the same way
         self.r_tid = np.full(size, -1, np.int64)
         self.r_time = np.zeros(size, np.int64)
         self.r_line = np.zeros(size, np.int32)
@@ -53,30 +63,54 @@ def _ordered(prev_tid, prev_time, b, w, T, NW, bar_time, wbar_time):
     return pw == w and wbar_time[w] > prev_time
 
 
+@njit(cache=True, inline="always")
+def _ordered_group(blk, warp, time, b, w, bar_time, wbar_time):
+    """Are earlier accesses, all from block ``blk`` (-2: several) and warp ``warp`` (-2: several), the latest
+    at ``time``, ordered before an access by a thread of block ``b``, warp ``w``?"""
+    if blk != b:
+        return False
+    return bar_time[b] > time or (warp == w and wbar_time[w] > time)
+
+
+@njit(cache=True, inline="always")
+def _hit(result, k, other_tid, other_line, hazard):
+    if result[R_RACES] == 0:
+        result[R_RACE_POS] = k
+        result[R_OTHER_TID] = other_tid
+        result[R_OTHER_LINE] = other_line
+        result[R_HAZARD] = hazard
+    result[R_RACES] += 1
+
+
 @njit(cache=True)
 def track(elems, gtids, T, NW, now, line, kind, check_uninit,
-          w_tid, w_time, w_line, w_atom, r_tid, r_time, r_line, r_blk, r_warp,
+          w_tid, w_time, w_line, a_tid, a_time, a_line, a_blk, a_warp, r_tid, r_time, r_line, r_blk, r_warp,
           bar_time, wbar_time, result):
-    """Check and record one access group. ``result`` gets the first race / uninitialised read (lane position)."""
+    """Check and record one access group. ``result`` gets the first race / uninitialised read (lane position).
+
+    Plain reads conflict with plain writes and atomics; plain writes with everything; atomics with plain
+    reads and writes but not with other atomics. A plain write supersedes what came before it (anything it
+    is ordered after, a later access ordered after it is ordered after too; anything it is not, is a race
+    already reported), so it clears the reads and atomics; an atomic supersedes nothing."""
     for k in range(elems.size):
         e = elems[k]
         g = gtids[k]
         b = g // T
         w = b * NW + (g % T) // 32
         wt = w_tid[e]
-        if kind != WRITE and check_uninit and wt < 0:
+        at = a_tid[e]
+        if kind != WRITE and check_uninit and wt == -1 and at == -1:
             if result[R_UNINITS] == 0:
                 result[R_UNINIT_POS] = k
             result[R_UNINITS] += 1
-        # against the last write
-        if wt >= 0 and wt != g and not (kind == ATOMIC and w_atom[e]):
-            if not _ordered(wt, w_time[e], b, w, T, NW, bar_time, wbar_time):
-                if result[R_RACES] == 0:
-                    result[R_RACE_POS] = k
-                    result[R_OTHER_TID] = wt
-                    result[R_OTHER_LINE] = w_line[e]
-                    result[R_HAZARD] = 1 if kind == READ else 3
-                result[R_RACES] += 1
+        # against the last plain write
+        if wt != -1 and wt != g and not _ordered(wt, w_time[e], b, w, T, NW, bar_time, wbar_time):
+            _hit(result, k, wt, w_line[e], 1 if kind == READ else 3)
+        # against the atomics since (an atomic never races with an atomic)
+        if kind != ATOMIC and at != -1 and at != g:
+            if not (_ordered(at, a_time[e], b, w, T, NW, bar_time, wbar_time) if at >= 0 else
+                    _ordered_group(a_blk[e], a_warp[e], a_time[e], b, w, bar_time, wbar_time)):
+                _hit(result, k, at, a_line[e], 1 if kind == READ else 3)
         if kind == READ:
             rt = r_tid[e]
             if rt == -1 or rt == g:
@@ -96,32 +130,33 @@ def track(elems, gtids, T, NW, now, line, kind, check_uninit,
                         r_warp[e] = -2
             r_time[e] = now
             r_line[e] = line
-        else:
-            rt = r_tid[e]
-            if rt != -1 and rt != g:
-                rb = r_blk[e]
-                ok = False
-                if rb == b:
-                    tr = r_time[e]
-                    if bar_time[b] > tr:
-                        ok = True
-                    elif r_warp[e] == w and wbar_time[w] > tr:
-                        ok = True
-                if not ok:
-                    if result[R_RACES] == 0:
-                        result[R_RACE_POS] = k
-                        result[R_OTHER_TID] = rt
-                        result[R_OTHER_LINE] = r_line[e]
-                        result[R_HAZARD] = 2
-                    result[R_RACES] += 1
+            continue
+        # a write or an atomic, against the reads since the last plain write
+        rt = r_tid[e]
+        if rt != -1 and rt != g and not _ordered_group(r_blk[e], r_warp[e], r_time[e], b, w, bar_time,
+                                                         wbar_time):
+            _hit(result, k, rt, r_line[e], 2)
+        if kind == WRITE:
             w_tid[e] = g
             w_time[e] = now
             w_line[e] = line
-            w_atom[e] = kind == ATOMIC
-            if kind == WRITE:
-                # a plain write orders every later conflicting access after the reads before it; an atomic
-                # does not for later atomics, so the plain reads before it must still be checked against them
-                r_tid[e] = -1
+            a_tid[e] = -1
+            r_tid[e] = -1
+        else:
+            if at == -1 or at == g or (_ordered(at, a_time[e], b, w, T, NW, bar_time, wbar_time) if at >= 0
+                                       else _ordered_group(a_blk[e], a_warp[e], a_time[e], b, w, bar_time,
+                                                           wbar_time)):
+                a_tid[e] = g  # every earlier atomic is ordered before this one (or is this thread's)
+                a_blk[e] = b
+                a_warp[e] = w
+            else:
+                a_tid[e] = -2
+                if a_blk[e] != b:
+                    a_blk[e] = -2
+                if a_warp[e] != w:
+                    a_warp[e] = -2
+            a_time[e] = now
+            a_line[e] = line
 
 
 def new_result() -> np.ndarray:
@@ -132,6 +167,7 @@ def record(shadow: Shadow, elems: np.ndarray, gtids: np.ndarray, T: int, NW: int
            kind: int, check_uninit: bool, bar_time: np.ndarray, wbar_time: np.ndarray) -> np.ndarray:
     res = new_result()
     track(elems, gtids, T, NW, now, line, kind, check_uninit,
-          shadow.w_tid, shadow.w_time, shadow.w_line, shadow.w_atom, shadow.r_tid, shadow.r_time,
-          shadow.r_line, shadow.r_blk, shadow.r_warp, bar_time, wbar_time, res)
+          shadow.w_tid, shadow.w_time, shadow.w_line, shadow.a_tid, shadow.a_time, shadow.a_line, shadow.a_blk,
+          shadow.a_warp, shadow.r_tid, shadow.r_time, shadow.r_line, shadow.r_blk, shadow.r_warp, bar_time,
+          wbar_time, res)
     return res

@@ -572,6 +572,24 @@ def test_uniform_short_circuit_does_not_read_out_of_bounds(n, want):
 
 
 @cuda.jit
+def chained_comparisons(a, x, n, out):
+    i = cuda.grid(1)
+    out[i, 0] = a[i] < x < a[i + 1]        # a[i + 1] is read only where a[i] < x
+    out[i, 1] = 0 < n <= a[n - 1]          # uniform: a[n - 1] is never read when n == 0
+    out[i, 2] = 1 < i + 2 < 5 >= i
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_chained_comparisons_short_circuit_like_python(n):
+    a = np.array([1, 5, 9, 8], np.int64)    # thread 3 would read a[4] if the chain did not stop
+    out = np.zeros((4, 3), np.int64)
+    run_clean(chained_comparisons, 1, 4, a, 4, n, out)
+    for i in range(4):
+        want = [a[i] < 4 and 4 < a[i + 1], 0 < n <= (a[n - 1] if n else 0), 1 < i + 2 < 5 >= i]
+        assert out[i].tolist() == [int(w) for w in want], i
+
+
+@cuda.jit
 def boolop_values(a, out):
     i = cuda.grid(1)
     out[i, 0] = a[i] or 7.5

@@ -51,7 +51,7 @@ TAIL = '''
 def expr(draw, depth: int, names: list[str]) -> str:
     kinds = ["lit", "var", "input"]
     if depth > 0:
-        kinds += ["bin", "div", "cmp", "bool", "not", "ifexp", "call", "dev"]
+        kinds += ["bin", "div", "cmp", "chain", "bool", "not", "ifexp", "call", "dev"]
     k = draw(st.sampled_from(kinds))
 
     def sub() -> str:
@@ -69,6 +69,9 @@ def expr(draw, depth: int, names: list[str]) -> str:
         return f"({sub()} {draw(st.sampled_from(['//', '%']))} {draw(st.integers(1, 7))})"
     if k == "cmp":
         return f"({sub()} {draw(st.sampled_from(['<', '<=', '>', '>=', '==', '!=']))} {sub()})"
+    if k == "chain":
+        ops = draw(st.lists(st.sampled_from(['<', '<=', '>', '==', '!=']), min_size=2, max_size=3))
+        return "(" + sub() + "".join(f" {op} {sub()}" for op in ops) + ")"
     if k == "bool":
         return f"({sub()} {draw(st.sampled_from(['and', 'or']))} {sub()})"
     if k == "not":

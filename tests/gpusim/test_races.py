@@ -255,6 +255,49 @@ def test_a_plain_read_of_an_atomically_updated_element_needs_a_barrier(sync, rac
         assert out[0] == 64
 
 
+@cuda.jit
+def init_then_atomics(out, sync):
+    sh = cuda.shared.array(1, numba.int32)
+    t = cuda.threadIdx.x
+    if t == 0:
+        sh[0] = 0
+    if sync:
+        cuda.syncthreads()
+    cuda.atomic.add(sh, 0, 1)
+    cuda.syncthreads()
+    if t == 0:
+        out[0] = sh[0]
+
+
+@pytest.mark.parametrize("sync, racy", [(False, True), (True, False)])
+def test_atomics_racing_with_the_store_that_initialised_the_counter(sync, racy):
+    # thread 0's own atomic comes right after its store: the other threads' atomics still race with the store
+    out = np.zeros(1, np.int64)
+    report = run(init_then_atomics, 1, 64, out, sync)
+    if racy:
+        f = one_fault(report, DataRace)
+        assert f.hazard == "write after write" and f.other_thread == (0, 0, 0) and f.thread == (1, 0, 0)
+    else:
+        assert not report.faults and out[0] == 64
+
+
+@cuda.jit
+def last_thread_reads_the_total(out):
+    sh = cuda.shared.array(1, numba.int32)
+    t = cuda.threadIdx.x
+    if t == 0:
+        sh[0] = 0
+    cuda.syncthreads()
+    cuda.atomic.add(sh, 0, 1)
+    if t == cuda.blockDim.x - 1:
+        out[0] = sh[0]        # no barrier: the other threads' atomics may not have happened yet
+
+
+def test_reading_an_atomic_total_without_a_barrier_races_even_for_the_last_atomic_thread():
+    f = one_fault(run(last_thread_reads_the_total, 1, 64, np.zeros(1, np.int64)), DataRace)
+    assert f.hazard == "read after write" and f.thread == (63, 0, 0)
+
+
 # ---------------------------------------------------------------------------------------------- the classic bug
 
 
@@ -344,7 +387,7 @@ def reference_verdicts(steps):
         for tid, elem in lanes:
             block, warp = tid // T_MODEL, tid // 32
 
-            def ordered(p_time, p_tid, block=block, warp=warp):
+            def ordered(p_time, p_tid, block=block, warp=warp, time=time):
                 if p_tid // T_MODEL != block:
                     return False
                 return any(p_time < bt < time and bb == block and (bw is None or (bw == warp == p_tid // 32))
