@@ -111,7 +111,7 @@ def test_thread_count_adds_one_per_lane(lanes):
 def reread_in_a_loop(a, out):
     t = cuda.threadIdx.x
     acc = 0.0
-    for k in range(3):          # every thread reads a[0] three times and a[t] once per pass
+    for _ in range(3):          # every thread reads a[0] three times and a[t] once per pass
         acc += a[0] + a[t]
     out[t] = acc
 
