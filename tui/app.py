@@ -99,6 +99,23 @@ class GpuPuzzlesApp(App):
         self.notify(text, title=f"Hint {number} of {len(puzzle.hints)}", timeout=12)
         screen.post_message(HintRevealed(puzzle, number, text))
 
+    def solution_seen(self, slug: str) -> bool:
+        entry = self.progress.puzzles.get(slug)
+        return bool(entry and entry.solution_revealed)
+
+    def reveal_solution(self, puzzle) -> str | None:
+        """The reference solution's text, recorded as seen in the progress (as `gpu-puzzles solution` does).
+
+        None (with a message) when the game has no reference for ``puzzle``.
+        """
+        try:
+            text = progress.reveal_solution(puzzle, self.progress)
+        except workspace.WorkspaceError as e:
+            self.notify(str(e), title="No reference solution", severity="error", timeout=15)
+            return None
+        self._warn()
+        return text
+
     def open_puzzle(self, puzzle) -> None:
         """Open the player's file for ``puzzle`` (created from the starter the first time)."""
         try:

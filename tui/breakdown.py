@@ -1,11 +1,9 @@
-"""Per-source-line views of one launch, read from its phase trace: what the visualisers draw.
+"""What the visualisers draw of one launch, per source access and per element.
 
-``LaunchReport`` gives memory traffic for the whole launch (``report.metrics``) and per array
-(``report.counts``); the visualisers also want it per source access ("line 12, load of `a`: 4 requests, 16
-sectors, ideal 4"). gpusim does not report that yet, so this module *replays* the recorded trace, one
-source access at a time, through gpusim's own ``TrafficObserver``: the numbers come from gpusim's rules,
-not from a second implementation here. The trace is bounded (the first 64 blocks by default), so these are
-per-line numbers for the recorded blocks; ``LineTable.partial`` says so.
+Traffic per source access ("line 12, load of `a`: 4 requests, 16 sectors, ideal 4") comes from gpusim's
+``report.counts.sites``: exact for the whole launch. The phase trace is read only for what needs single
+requests or threads: the worst shared-memory request's banks, who touched each element, barrier phases. It
+is bounded (the first 64 blocks by default), so those cover the recorded blocks.
 
 Nothing here imports Textual, and nothing raises on a report without counts or a trace: every function
 returns ``None`` (or an empty table) for data that was not recorded.
@@ -15,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -77,22 +75,9 @@ def steps(report) -> Iterator[Step]:
         yield Step(rows, info, KINDS[int(rows["kind"][0])], int(rows["lineno"][0]))
 
 
-def _event(step: Step, launch) -> object:
-    """Rebuild gpusim's ``AccessEvent`` for a recorded step."""
-    from gpusim.observers import AccessEvent
-
-    tpb = launch.threads_per_block
-    wpb = launch.warps_per_block
-    block = step.rows["block"].astype(np.int64)
-    thread = step.rows["thread"].astype(np.int64)
-    return AccessEvent(array=step.array, kind=step.kind, lineno=step.lineno, gtid=block * tpb + thread,
-                       block=block, warp=block * wpb + thread // WARP,
-                       flat=step.rows["element"].astype(np.int64), phase=step.rows["phase"].astype(np.int64))
-
-
-@dataclass
+@dataclass(frozen=True)
 class LineRow:
-    """Traffic of one source access (line, array, kind) over the recorded blocks."""
+    """What one source access (line, array, kind) cost over the whole launch: one of gpusim's access sites."""
 
     lineno: int
     array: str
@@ -102,9 +87,9 @@ class LineRow:
     requests: int = 0
     sectors: int = 0            # global: 32-byte sectors moved
     ideal_sectors: int = 0      # global: what perfect coalescing would move
+    used: float = 1.0           # global: gpusim's efficiency, bytes requested ÷ bytes moved
     wavefronts: int = 0         # shared
     conflicts: int = 0          # shared
-    lanes: int = 0              # lane-accesses
 
     @property
     def efficiency(self) -> float:
@@ -114,62 +99,28 @@ class LineRow:
         return self.ideal_sectors / self.sectors if self.sectors else 1.0
 
 
-@dataclass
-class LineTable:
-    rows: list[LineRow] = field(default_factory=list)
-    partial: bool = False       # the trace left blocks or accesses out
-    note: str = ""
+def by_line(report, space: str) -> list[LineRow] | None:
+    """Per source access of ``space`` ("global" or "shared"), in line order, from ``report.counts.sites``.
 
-
-def _traffic(launch):
-    from gpusim.metrics import TrafficObserver
-
-    observer = TrafficObserver()
-    observer.start(launch, [])
-    return observer
-
-
-def by_line(report, space: str) -> LineTable | None:
-    """Per source access of ``space`` ("global" or "shared"): requests, sectors / wavefronts, conflicts.
-
-    None when the launch has no trace or gpusim's metrics module is not available.
+    Exact for the whole launch (gpusim counts every request, not only the traced blocks). None when the
+    launch recorded no counts.
     """
-    trace = trace_of(report)
-    if trace is None:
+    counts = getattr(report, "counts", None)
+    if counts is None:
         return None
-    try:
-        _traffic(report.launch)
-    except Exception:
-        return None
-    groups: dict[tuple[int, str, str], tuple[LineRow, object]] = {}
-    for step in steps(report):
-        if step.array.space != space:
+    filename = report.launch.filename
+    rows = []
+    for site in getattr(counts, "sites", None) or []:
+        if site.get("space") != space:
             continue
-        key = (step.lineno, step.array.name, step.kind)
-        if key not in groups:
-            row = LineRow(step.lineno, step.array.name, space, step.kind,
-                          source_line(report.launch.filename, step.lineno))
-            groups[key] = (row, _traffic(report.launch))
-        row, observer = groups[key]
-        observer.on_access(_event(step, report.launch))
-        row.lanes += len(step.rows)
-    table = LineTable(partial=bool(getattr(trace, "truncated", False)))
-    for row, observer in groups.values():
-        m = observer.m
-        k = row.kind
-        if space == "global":
-            row.requests = int(m.get(f"l1tex__t_requests_pipe_lsu_mem_global_op_{k}.sum", 0))
-            row.sectors = int(m.get(f"l1tex__t_sectors_pipe_lsu_mem_global_op_{k}.sum", 0))
-            row.ideal_sectors = int(observer.ideal_sectors.get(k, 0))
-        elif k in ("ld", "st"):
-            row.requests = int(m.get(f"smsp__sass_inst_executed_op_shared_{k}.sum", 0))
-            row.wavefronts = int(m.get(f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{k}.sum", 0))
-            row.conflicts = int(m.get(f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{k}.sum", 0))
-        table.rows.append(row)
-    table.rows.sort(key=lambda r: (r.lineno, r.array, KINDS.index(r.kind)))
-    if table.partial:
-        table.note = f"per-line numbers cover the recorded part of the launch: {trace.summary()}"
-    return table
+        kind, line = str(site["kind"]), int(site["line"])
+        rows.append(LineRow(line, str(site["array"]), space, kind, source_line(filename, line),
+                            requests=int(site.get("requests", 0)), sectors=int(site.get("sectors", 0)),
+                            ideal_sectors=int(site.get("ideal_sectors", 0)),
+                            used=float(site.get("efficiency", 1.0)), wavefronts=int(site.get("wavefronts", 0)),
+                            conflicts=int(site.get("bank_conflicts", 0))))
+    rows.sort(key=lambda r: (r.lineno, r.array, KINDS.index(r.kind) if r.kind in KINDS else len(KINDS)))
+    return rows
 
 
 @dataclass(frozen=True)

@@ -7,16 +7,19 @@ import json
 from textual.widgets import TabbedContent
 from tui_helpers import SIZE, make_app, open_puzzle, pilot_test, plain, puzzle, run_check, use_reference
 
-from puzzles import workspace
+from puzzles import registry, workspace
+from puzzles.results import Failure
 from tui.screens.browser import BrowserScreen
-from tui.screens.confirm import ConfirmQuit
+from tui.screens.confirm import Confirm, ConfirmQuit
 from tui.screens.help import HelpScreen
+from tui.screens.solution import SolutionScreen
 from tui.screens.visualise import VisualiseScreen
 from tui.screens.workspace import WorkspaceScreen
+from tui.widgets.coalescing_view import CoalescingView
 from tui.widgets.phase_view import PhaseView
 from tui.widgets.puzzle_page import PuzzlePage
 from tui.widgets.puzzle_tree import PuzzleTree
-from tui.widgets.results import result_renderable
+from tui.widgets.results import fault_line, result_renderable
 
 
 @pilot_test
@@ -212,3 +215,119 @@ async def test_quit_without_changes_and_help(home):
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0
+
+
+@pilot_test
+async def test_the_coalescing_tab_shows_gpusims_per_access_numbers(home):
+    use_reference("transpose-naive")
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_puzzle(app, pilot, "transpose-naive")
+        await run_check(app, pilot)
+        await pilot.press("ctrl+g", "3")
+        screen = app.screen
+        assert screen.active_view == "coalescing"
+        view = screen.query_one(CoalescingView)
+        big = next(i for i, ref in enumerate(screen.launches) if ref.report.launch.num_blocks > 1)
+        while screen.launch_index != big:
+            await pilot.press("right_square_bracket")
+        await pilot.pause()
+        report = screen.launches[big].report
+        text = plain(view.content)
+        rows = [line.split() for line in text.split("Per access", 1)[1].splitlines()
+                if line.strip() and line.split()[0].isdigit()]
+        sites = {(str(s["line"]), s["array"]): s for s in report.counts.sites}
+        assert len(rows) == len(sites) == 2
+        for row in rows:                       # line, kind word, array, requests, sectors, ideal
+            site = sites[(row[0], row[2])]
+            assert [int(x) for x in row[3:6]] == [site["requests"], site["sectors"], site["ideal_sectors"]]
+        load = next(r for r in rows if r[1] == "load")
+        assert int(load[4]) >= 7 * int(load[5])      # the naive transpose reads columns: ~1 of 8 sectors used
+
+
+@pilot_test
+async def test_reset_keeps_the_old_text_beside_the_file(home):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_puzzle(app, pilot, "map")
+        path = screen.path
+        starter = workspace.starter_path(puzzle("map")).read_text()
+        screen.editor.move_cursor((0, 0))
+        await pilot.press(*"# saved", "enter", "ctrl+s", *"# unsaved", "enter")
+        mine = screen.editor.text
+        assert screen.editor.dirty and mine.startswith("# saved\n# unsaved\n")
+        await pilot.press("f4")
+        assert isinstance(app.screen, Confirm)
+        await pilot.press("enter")                         # the focused button is "no": nothing happens
+        assert app.screen is screen and screen.editor.text == mine
+        assert not list(path.parent.glob(f"{path.name}.bak-*"))
+        await pilot.press("f4", "y")
+        await pilot.pause()
+        assert app.screen is screen
+        backups = list(path.parent.glob(f"{path.name}.bak-*"))
+        assert len(backups) == 1 and backups[0].read_text() == mine     # unsaved text included
+        assert path.read_text() == starter and screen.editor.text == starter
+        assert not screen.editor.dirty
+        await pilot.press("f4", "y")                       # a second reset keeps a second backup
+        await pilot.pause()
+        assert len(list(path.parent.glob(f"{path.name}.bak-*"))) == 2
+
+
+@pilot_test
+async def test_revealing_the_solution_asks_and_is_recorded(home):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_puzzle(app, pilot, "map")
+        mine = screen.editor.text
+        await pilot.press("f3")
+        assert isinstance(app.screen, Confirm)
+        await pilot.press("n")
+        assert app.screen is screen and not app.progress.entry("map").solution_revealed
+        assert not (home / "progress.json").exists() or not json.loads((home / "progress.json").read_text())[
+            "puzzles"].get("map", {}).get("solution_revealed")
+        await pilot.press("f3", "y")
+        await pilot.pause()
+        assert isinstance(app.screen, SolutionScreen)
+        reference = workspace.reference_path(puzzle("map")).read_text()
+        assert app.screen.query_one("#solution-text").text == reference
+        assert app.progress.entry("map").solution_revealed
+        saved = json.loads((home / "progress.json").read_text())
+        assert saved["puzzles"]["map"]["solution_revealed"] is True
+        await pilot.press("escape")
+        assert app.screen is screen and screen.editor.text == mine     # the player's file is untouched
+        assert "seen the reference solution" in screen.query_one(PuzzlePage).source
+        await pilot.press("f3")                            # seen already: no second question
+        await pilot.pause()
+        assert isinstance(app.screen, SolutionScreen)
+
+
+@pilot_test
+async def test_the_new_keys_are_in_the_footer_and_the_help(home):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_puzzle(app, pilot, "map")
+        shown = {b.key: b.description for b in screen.BINDINGS if b.show}
+        assert shown["f3"] == "Solution" and shown["f4"] == "Reset"
+        footer_keys = {key for key, active in app.active_bindings.items() if active.binding.show}
+        assert {"f3", "f4"} <= footer_keys
+        await pilot.press("f1")
+        help_text = app.screen.query_one("Markdown").source
+        assert "| f3 | show the reference solution" in help_text and "| f4 | reset your file" in help_text
+
+
+@pilot_test
+async def test_chapters_are_titled_by_the_chapter_packages(home):
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        tree = app.screen.query_one(PuzzleTree)
+        titles = registry.chapters()
+        for branch in tree.root.children:
+            number = branch.children[0].data.chapter
+            assert str(branch.label).startswith(f"Chapter {number} · {titles[number]}")
+
+
+def test_a_compile_failure_points_at_its_file_and_line_not_its_message():
+    failure = Failure("compile", "something is wrong here", filename="/x/p01_map.py", lineno=9)
+    assert fault_line(failure) == ("/x/p01_map.py", 9)
+    assert fault_line(Failure("compile", "no place (elsewhere.py:3)")) is None

@@ -1,4 +1,5 @@
-"""tui.breakdown: per-line numbers replayed from the trace must add up to gpusim's whole-launch metrics."""
+"""tui.breakdown: per-access rows are gpusim's ``report.counts.sites`` for the whole launch (they add up to the
+launch metrics, even when the trace left blocks out); the trace gives single requests, elements and phases."""
 
 from __future__ import annotations
 
@@ -44,15 +45,14 @@ def test_shared_lines_add_up_to_the_launch_metrics():
     report = launch(strided_sum, 4, TPB, out, a)
     assert np.allclose(out, a.reshape(4, 64).sum(axis=1))
     table = breakdown.by_line(report, "shared")
-    assert not table.partial
     for op in ("ld", "st"):
-        rows = [r for r in table.rows if r.kind == op]
+        rows = [r for r in table if r.kind == op]
         assert sum(r.wavefronts for r in rows) == report.metrics[
             f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum"]
         assert sum(r.conflicts for r in rows) == report.metrics[
             f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{op}.sum"]
-    assert any(r.conflicts for r in table.rows)           # the interleaved tree conflicts
-    assert {r.code for r in table.rows} >= {"s[k] += s[k + stride]"}
+    assert any(r.conflicts for r in table)                # the interleaved tree conflicts
+    assert {r.code for r in table} >= {"s[k] += s[k + stride]"}
     worst = breakdown.worst_bank_request(report)
     assert worst.wavefronts == max(worst.words_per_bank) >= 2
     assert worst.code == "s[k] += s[k + stride]"
@@ -65,13 +65,30 @@ def test_global_lines_add_up_and_show_the_uncoalesced_read():
     report = launch(column_read, 1, 64, out, a)
     table = breakdown.by_line(report, "global")
     for op in ("ld", "st"):
-        rows = [r for r in table.rows if r.kind == op]
+        rows = [r for r in table if r.kind == op]
         assert sum(r.sectors for r in rows) == report.metrics[f"l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum"]
         assert sum(r.requests for r in rows) == report.metrics[f"l1tex__t_requests_pipe_lsu_mem_global_op_{op}.sum"]
-    load = next(r for r in table.rows if r.kind == "ld")
-    store = next(r for r in table.rows if r.kind == "st")
+    load = next(r for r in table if r.kind == "ld")
+    store = next(r for r in table if r.kind == "st")
     assert load.array == "a" and load.sectors == 64 and load.ideal_sectors == 8
     assert load.efficiency == 0.125 and store.efficiency == 1.0
+    assert load.used == 0.125 and load.code.startswith("out[i] = a[i % 32, i // 32]")
+
+
+def test_lines_cover_every_block_when_the_trace_is_bounded():
+    blocks = 96                                          # more than the 64 blocks the trace keeps by default
+    a = np.arange(32 * blocks, dtype=np.float32).reshape(32, blocks)
+    out = np.zeros(32 * blocks, np.float32)
+    report = launch(column_read, blocks, 32, out, a)
+    assert report.trace.truncated
+    table = breakdown.by_line(report, "global")
+    sites = [s for s in report.counts.sites if s["space"] == "global"]
+    assert [(r.lineno, r.array, r.kind, r.requests, r.sectors, r.ideal_sectors) for r in table] == [
+        (s["line"], s["array"], s["kind"], s["requests"], s["sectors"], s["ideal_sectors"]) for s in sites]
+    load = next(r for r in table if r.kind == "ld")
+    assert (load.requests, load.sectors, load.ideal_sectors) == (blocks, 32 * blocks, 4 * blocks)
+    assert sum(r.sectors for r in table if r.kind == "ld") == report.metrics[
+        "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"]
 
 
 def test_element_map_and_accessors_name_the_threads():
@@ -103,8 +120,15 @@ def test_nothing_recorded_gives_none_not_an_error():
     a = np.arange(64, dtype=np.float32)
     out = np.zeros(1, np.float32)
     report = launch(strided_sum, 1, TPB, out, a, trace=False)
-    assert breakdown.by_line(report, "shared") is None
+    assert breakdown.by_line(report, "shared")            # the counts come without the trace
     assert breakdown.worst_bank_request(report) is None
     assert breakdown.phase_view(report, 0, 0, "s") is None
     em = breakdown.element_map(report, "a")
     assert em.reads is not None and em.first_reader is None
+
+
+def test_without_counts_there_are_no_lines():
+    a = np.arange(64, dtype=np.float32)
+    report = launch(strided_sum, 1, TPB, np.zeros(1, np.float32), a, instrument=False)
+    assert report.counts is None
+    assert breakdown.by_line(report, "shared") is None and breakdown.by_line(report, "global") is None

@@ -48,11 +48,71 @@ def test_a_report_without_instrumentation_is_not_recorded(view_class):
     assert "not recorded" in text or "no global" in text.lower()
 
 
-def test_without_a_trace_the_totals_are_drawn_and_the_lines_are_not():
+def column_read(out, a):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a[i % 32, i // 32]
+
+
+def strided_shared(out):
+    """Every lane of a warp stores to bank 0: a 32-way conflict."""
+    s = cuda.shared.array(1024, np.float32)
+    t = cuda.threadIdx.x
+    s[t * 32] = t
+    cuda.syncthreads()
+    out[cuda.blockIdx.x * 32 + t] = s[t * 32]
+
+
+def access_rows(text: str, head: str) -> list[list[str]]:
+    """The rows of the per-access table after ``head`` as lists of words (line, kind, array, numbers...)."""
+    rows, inside = [], False
+    for line in text.splitlines():
+        if line.startswith(head):
+            inside = True
+        elif inside and line.strip() and line.split()[0].isdigit():
+            rows.append(line.split())
+        elif inside and rows:
+            break
+    return rows
+
+
+def test_per_access_rows_are_the_whole_launch_even_with_a_bounded_trace():
+    blocks = 96                                   # the trace keeps the first 64 blocks
+    a = np.arange(32 * blocks, dtype=np.float32).reshape(32, blocks)
+    report = gpusim.launch(column_read, blocks, 32, (np.zeros(32 * blocks, np.float32), a))
+    assert report.trace.truncated
+    text = drawn(CoalescingView, report)
+    sites = {(str(s["line"]), s["array"]): s for s in report.counts.sites}
+    rows = access_rows(text, "Per access")
+    assert len(rows) == 2
+    for row in rows:                              # line, kind word, array, requests, sectors, ideal, ...
+        site = sites[(row[0], row[2])]
+        assert [int(x) for x in row[3:6]] == [site["requests"], site["sectors"], site["ideal_sectors"]]
+    load = next(r for r in rows if r[1] == "load")
+    assert load[3:6] == [str(blocks), str(32 * blocks), str(4 * blocks)]
+    assert "recorded part" not in text and "not recorded" not in text
+
+
+def test_bank_rows_are_the_whole_launch_and_the_worst_request_says_it_is_sampled():
+    blocks = 80
+    report = gpusim.launch(strided_shared, blocks, 32, (np.zeros(32 * blocks, np.float32),))
+    assert report.trace.truncated
+    text = drawn(BankView, report)
+    rows = access_rows(text, "Per access")
+    assert [r[:6] for r in rows] == [
+        [str(s["line"]), "store" if s["kind"] == "st" else "load", "s", str(s["requests"]), str(s["wavefronts"]),
+         str(s["bank_conflicts"])] for s in report.counts.sites if s["space"] == "shared"]
+    assert rows[0][3:6] == [str(blocks), str(32 * blocks), str(31 * blocks)]
+    assert "bank 0 serves 32 different words" in text
+    assert "the worst of the recorded blocks" in text
+
+
+def test_without_a_trace_the_per_access_rows_are_drawn_and_the_phases_are_not():
     a = np.arange(40, dtype=np.float32)
     report = gpusim.launch(add_ten, 2, 32, (np.zeros_like(a), a), trace=False)
     text = drawn(CoalescingView, report)
-    assert "requests" in text and "Per access" in text and "not recorded" in text
+    assert "requests" in text and "Per access" in text and "not recorded" not in text
+    assert "out[i] = a[i] + 10" in text
     assert "not recorded" in drawn(PhaseView, report)
     text = drawn(ThreadMap, report)
     assert "read 0×, written 1×" in text                 # out[0]: counts come without the trace

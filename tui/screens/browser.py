@@ -68,7 +68,8 @@ class BrowserScreen(Screen):
         if puzzle is None:
             return
         got, most = self.app.stars_of(puzzle.slug)
-        self.query_one(PuzzlePage).show(puzzle, got, most, self.app.hints_of(puzzle))
+        self.query_one(PuzzlePage).show(puzzle, got, most, self.app.hints_of(puzzle),
+                                        solution_seen=self.app.solution_seen(puzzle.slug))
 
     def action_open(self) -> None:
         if self.current is not None:

@@ -1,4 +1,4 @@
-"""Asking before losing work: "save and quit / quit without saving / stay"."""
+"""Asking before losing work: "save and quit / quit without saving / stay", and yes/no questions."""
 
 from __future__ import annotations
 
@@ -34,4 +34,40 @@ class ConfirmQuit(ModalScreen[str]):
         self.dismiss(event.button.id or "cancel")
 
     def action_choose(self, choice: str) -> None:
+        self.dismiss(choice)
+
+
+class Confirm(ModalScreen[bool]):
+    """A yes/no question before something the player cannot take back; dismisses with True for yes.
+
+    Enter presses the focused button, which starts on "no": only y or a click on "yes" goes ahead.
+    """
+
+    BINDINGS = [
+        Binding("escape,n", "choose(False)", "No"),
+        Binding("y", "choose(True)", "Yes"),
+    ]
+
+    def __init__(self, question: str, detail: str, yes: str):
+        super().__init__()
+        self.question = question
+        self.detail = detail
+        self.yes = yes
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm"):
+            yield Label(self.question, id="confirm-question")
+            if self.detail:
+                yield Label(self.detail, id="confirm-detail")
+            with Horizontal(id="confirm-buttons"):
+                yield Button("No (esc)", id="no")
+                yield Button(f"{self.yes} (y)", id="yes", variant="warning")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_choose(self, choice: bool) -> None:
         self.dismiss(choice)

@@ -34,6 +34,8 @@ Your file is the puzzle's starter the first time; it is yours from then on.
 | ctrl+f | put the cursor on the line of the next fault |
 | ctrl+o | edit the file in `$EDITOR` |
 | f2 | reveal the next hint |
+| f3 | show the reference solution (asks first; noted in your progress) |
+| f4 | reset your file to the starter (asks first; your text is kept beside it as `.bak-<time>`) |
 | esc | back to the list (your file is saved first) |
 
 ## Seeing a run

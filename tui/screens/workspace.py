@@ -14,14 +14,17 @@ from textual.reactive import var
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
+from puzzles import workspace
+
 from ..messages import HintRevealed
 from ..widgets.editor import SolutionEditor
 from ..widgets.puzzle_page import PuzzlePage
 from ..widgets.results import ResultsView, fault_line
+from .confirm import Confirm
 
 
 class WorkspaceScreen(Screen):
-    """Edit, save (ctrl+s), run (ctrl+r) and look at the run (ctrl+g)."""
+    """Edit, save (ctrl+s), run (ctrl+r) and look at the run (ctrl+g); see the reference (f3) or start over (f4)."""
 
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", priority=True),
@@ -30,6 +33,8 @@ class WorkspaceScreen(Screen):
         Binding("ctrl+f", "next_fault", "Go to fault"),
         Binding("ctrl+o", "external_editor", "$EDITOR"),
         Binding("f2", "hint", "Hint"),
+        Binding("f3", "solution", "Solution"),
+        Binding("f4", "reset", "Reset"),
         Binding("escape", "back", "Back (saves)", priority=True),
         Binding("e,i", "edit", "Edit", show=False),
     ]
@@ -81,7 +86,8 @@ class WorkspaceScreen(Screen):
 
     def _show_page(self) -> None:
         got, most = self.app.stars_of(self.puzzle.slug)
-        self.query_one(PuzzlePage).show(self.puzzle, got, most, self.app.hints_of(self.puzzle), self.path.name)
+        self.query_one(PuzzlePage).show(self.puzzle, got, most, self.app.hints_of(self.puzzle), self.path.name,
+                                        self.app.solution_seen(self.puzzle.slug))
 
     def _editor_dirty(self, dirty: bool) -> None:
         self.dirty = dirty
@@ -201,6 +207,64 @@ class WorkspaceScreen(Screen):
 
     def on_hint_revealed(self, message: HintRevealed) -> None:
         self._show_page()
+
+    def action_solution(self) -> None:
+        """Show the reference solution; the first time, ask first (seeing it is noted in the progress)."""
+        if self.app.solution_seen(self.puzzle.slug):
+            self._show_solution()
+            return
+
+        def decide(yes: bool | None) -> None:
+            if yes:
+                self._show_solution()
+
+        self.app.push_screen(Confirm(f"Show the reference solution of puzzle {self.puzzle.number}?",
+                                     "Your progress will note that you have seen it. Your file is not changed.",
+                                     "Show it"), decide)
+
+    def _show_solution(self) -> None:
+        from .solution import SolutionScreen
+
+        text = self.app.reveal_solution(self.puzzle)
+        if text is None:
+            return
+        self._show_page()
+        self.app.push_screen(SolutionScreen(self.puzzle, text))
+
+    def action_reset(self) -> None:
+        """Start over from the starter, after asking; the current text is kept beside the file."""
+        if self.running:
+            self.notify("A check of this file is running; reset it when the check is done.")
+            return
+
+        def decide(yes: bool | None) -> None:
+            if yes:
+                self.reset_to_starter()
+
+        self.app.push_screen(Confirm(f"Reset {self.path.name} to the puzzle's starter?",
+                                     f"Your current text is kept beside it as {self.path.name}.bak-<time>.",
+                                     "Reset"), decide)
+
+    def reset_to_starter(self) -> Path | None:
+        """Replace the file with the starter; returns the backup of the old text (None if nothing to keep)."""
+        if self.path.resolve() != workspace.workspace_path(self.puzzle).resolve():
+            self.notify(f"{self.path.name} is not this puzzle's workspace file; it is left as it is.",
+                        severity="error")
+            return None
+        # unsaved text goes to disk first, so the backup holds exactly what the player sees
+        if (self.editor.dirty or not self.path.exists()) and not self.save(quiet=True):
+            return None
+        try:
+            _, backup = workspace.reset_to_starter(self.puzzle)
+        except workspace.WorkspaceError as e:
+            self.notify(str(e), title="Cannot reset", severity="error", timeout=15)
+            return None
+        self.editor.load()
+        self.editor.focus()
+        self._subtitle()
+        self.notify(f"{self.path.name} is the starter again"
+                    + (f"; your text is kept as {backup.name}." if backup is not None else "."))
+        return backup
 
     def action_external_editor(self) -> None:
         command = os.environ.get("VISUAL") or os.environ.get("EDITOR")

@@ -59,17 +59,17 @@ class BankView(ReportView):
             parts.append(Text("This launch does not use shared memory.", style="dim"))
             return Group(*parts)
         parts.append(totals)
-        lines = self.memo("shared", lambda: breakdown.by_line(report, "shared"))
-        parts.append(Text("Per access", style="bold underline"))
-        if lines is None:
-            parts.append(not_recorded("The per-line breakdown", "It is read from the phase trace, which this "
-                                      "launch did not record."))
+        rows = self.memo("shared", lambda: breakdown.by_line(report, "shared"))
+        parts.append(Text("Per access (the whole launch)", style="bold underline"))
+        if rows is None:
+            parts.append(not_recorded("The per-access breakdown", "It comes with the launch's access counts, "
+                                      "which this launch did not record."))
         else:
             table = Table(box=None, pad_edge=False, header_style="bold dim")
             for name, justify in (("line", "right"), ("access", "left"), ("requests", "right"),
                                   ("wavefronts", "right"), ("conflicts", "right"), ("", "left"), ("code", "left")):
                 table.add_column(name, justify=justify, no_wrap=name != "code")
-            for row in lines.rows:
+            for row in rows:
                 if row.kind not in ("ld", "st"):
                     continue
                 table.add_row(str(row.lineno), f"{breakdown.KIND_WORDS[row.kind]} {row.array}", str(row.requests),
@@ -77,8 +77,6 @@ class BankView(ReportView):
                               Text(str(row.conflicts), style="bold red" if row.conflicts else "green"),
                               bar(row.efficiency, 12), Text(row.code, style="italic"))
             parts.append(table)
-            if lines.note:
-                parts.append(Text(lines.note, style="dim"))
         worst = self.memo("worst", lambda: breakdown.worst_bank_request(report))
         parts.append(Text("\nThe worst request", style="bold underline"))
         if worst is None:
@@ -92,6 +90,9 @@ class BankView(ReportView):
             head.append(worst.code, style="italic")
             parts.append(head)
             parts.append(bank_strip(worst))
+            trace = breakdown.trace_of(report)
+            if getattr(trace, "truncated", False):
+                parts.append(Text(f"(the worst of the recorded blocks: {trace.summary()})", style="dim"))
             if worst.itemsize > 4:
                 parts.append(Text(f"({worst.itemsize}-byte elements are served half a warp at a time; the strip "
                                   "counts words over the whole warp)", style="dim"))

@@ -53,26 +53,26 @@ class CoalescingView(ReportView):
                 table.add_row(name, f"{int(row.get('requested_bytes', 0)):,}", f"{int(row.get('moved_bytes', 0)):,}",
                               Text.assemble(bar(eff, 16), f" {eff * 100:.0f}%"))
             parts.append(table)
-        lines = self.memo("global", lambda: breakdown.by_line(report, "global"))
-        parts.append(Text("\nPer access (one row per source line, array and kind)", style="bold underline"))
-        if lines is None:
-            parts.append(not_recorded("The per-line breakdown", "It is read from the phase trace, which this "
-                                      "launch did not record."))
-        elif not lines.rows:
-            parts.append(Text("No global access was recorded.", style="dim"))
+        rows = self.memo("global", lambda: breakdown.by_line(report, "global"))
+        parts.append(Text("\nPer access (one row per source line, array and kind; the whole launch)",
+                          style="bold underline"))
+        if rows is None:
+            parts.append(not_recorded("The per-access breakdown", "It comes with the launch's access counts, "
+                                      "which this launch did not record."))
+        elif not rows:
+            parts.append(Text("This launch made no global access.", style="dim"))
         else:
             table = Table(box=None, pad_edge=False, header_style="bold dim")
             for name, justify in (("line", "right"), ("access", "left"), ("requests", "right"),
-                                  ("sectors", "right"), ("ideal", "right"), ("", "left"), ("code", "left")):
+                                  ("sectors", "right"), ("ideal", "right"), ("ideal of moved", "left"),
+                                  ("used of moved", "right"), ("code", "left")):
                 table.add_column(name, justify=justify, no_wrap=name != "code")
-            for row in lines.rows:
+            for row in rows:
                 table.add_row(str(row.lineno), f"{breakdown.KIND_WORDS[row.kind]} {row.array}", str(row.requests),
                               str(row.sectors), str(row.ideal_sectors),
                               Text.assemble(bar(row.efficiency, 12), f" {row.efficiency * 100:3.0f}%"),
-                              Text(row.code, style="italic"))
+                              f"{row.used * 100:.0f}%", Text(row.code, style="italic"))
             parts.append(table)
-            if lines.note:
-                parts.append(Text(lines.note, style="dim"))
         parts.append(Text("\nA warp's load or store moves every 32-byte sector its threads touch. Ideal: the "
                           "fewest sectors that hold the same bytes — neighbouring threads reading neighbouring "
                           "elements get there. \"Used of moved\" also counts the unused rest of partly used "

@@ -11,7 +11,7 @@ from textual.widgets.text_area import Selection
 from .. import files
 
 
-def _python_language() -> str | None:
+def python_language() -> str | None:
     """"python" when tree-sitter's Python grammar is installed (highlighting), else None (plain text)."""
     try:
         from textual._tree_sitter import get_language
@@ -30,7 +30,7 @@ class SolutionEditor(TextArea):
     """The text has changes that are not saved."""
 
     def __init__(self, path: Path, **kwargs):
-        super().__init__("", language=_python_language(), theme="monokai", soft_wrap=False,
+        super().__init__("", language=python_language(), theme="monokai", soft_wrap=False,
                          tab_behavior="indent", show_line_numbers=True, **kwargs)
         self.path = Path(path)
         self.saved_text = ""

@@ -1,11 +1,13 @@
-"""A puzzle's page: its task (Markdown), constraints, star tiers, the player's stars and revealed hints."""
+"""A puzzle's page: its task (Markdown), constraints, star tiers, the player's stars, revealed hints and
+whether the reference solution was seen."""
 
 from __future__ import annotations
 
 from textual.widgets import Markdown
 
 
-def page_markdown(puzzle, stars: int, most: int, hints: list[str], file_name: str | None = None) -> str:
+def page_markdown(puzzle, stars: int, most: int, hints: list[str], file_name: str | None = None,
+                  solution_seen: bool = False) -> str:
     """The Markdown text of a puzzle's page."""
     out = [puzzle.description.strip(), ""]
     out.append(f"**Level** {'●' * puzzle.difficulty}{'○' * max(5 - puzzle.difficulty, 0)} · "
@@ -32,6 +34,8 @@ def page_markdown(puzzle, stars: int, most: int, hints: list[str], file_name: st
         else:
             out.append("")
             out.append("*Every hint is revealed.*")
+    if solution_seen:
+        out += ["", "*You have seen the reference solution.*"]
     if puzzle.reading and puzzle.reading not in puzzle.description:
         out += ["", f"**Read more:** {puzzle.reading}"]
     return "\n".join(out)
@@ -40,6 +44,7 @@ def page_markdown(puzzle, stars: int, most: int, hints: list[str], file_name: st
 class PuzzlePage(Markdown):
     """The Markdown page of the highlighted puzzle."""
 
-    def show(self, puzzle, stars: int, most: int, hints: list[str], file_name: str | None = None) -> None:
+    def show(self, puzzle, stars: int, most: int, hints: list[str], file_name: str | None = None,
+             solution_seen: bool = False) -> None:
         self.puzzle = puzzle
-        self.update(page_markdown(puzzle, stars, most, hints, file_name))
+        self.update(page_markdown(puzzle, stars, most, hints, file_name, solution_seen))

@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 from rich.text import Text
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from puzzles import registry
+
 from ..messages import PuzzleHighlighted, PuzzleOpened
 
-CHAPTERS = {1: "Threads", 2: "Shared memory", 3: "Memory traffic", 4: "Warps", 5: "Atomics", 6: "Scans",
-            7: "Kernels of machine learning"}
+
+@functools.cache
+def chapter_titles() -> dict[int, str]:
+    """{chapter number: title} from the chapter packages; empty when they cannot be read."""
+    try:
+        return registry.chapters()
+    except Exception:  # a broken chapter package costs its title, not the browser
+        return {}
 
 
 def chapter_title(number: int) -> str:
-    return f"Chapter {number} · {CHAPTERS.get(number, 'More puzzles')}"
+    return f"Chapter {number} · {chapter_titles().get(number, 'More puzzles')}"
 
 
 def stars_text(earned: int, most: int) -> Text:

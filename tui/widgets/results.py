@@ -3,8 +3,6 @@ coordinates, broken constraints, the stars and what the next star needs."""
 
 from __future__ import annotations
 
-import re
-
 from rich.console import Group
 from rich.padding import Padding
 from rich.text import Text
@@ -12,19 +10,15 @@ from textual.reactive import var
 from textual.widgets import Static
 
 STATUS_MARK = {"pass": ("✓", "green"), "fail": ("✗", "red"), "not run": ("·", "dim")}
-_WHERE = re.compile(r"\(([^()]*):(\d+)\)\s*$")
 
 
 def fault_line(failure) -> tuple[str, int] | None:
-    """(file, line) a failure points at: a fault's line, or the file:line a compile error names."""
+    """(file, line) a failure points at: a fault's line, or the file and line of a compile error."""
     fault = getattr(failure, "fault", None)
     if fault is not None and getattr(fault, "lineno", 0):
         return str(getattr(fault, "filename", "")), int(fault.lineno)
-    if getattr(failure, "kind", "") == "compile":
-        first = failure.message.splitlines()[0] if failure.message else ""
-        m = _WHERE.search(first)
-        if m:
-            return m.group(1), int(m.group(2))
+    if getattr(failure, "lineno", 0):
+        return str(getattr(failure, "filename", "") or ""), int(failure.lineno)
     return None
 
 

@@ -1,0 +1,188 @@
+"""Barriers and warp-level intrinsics on lane vectors: ``syncthreads`` (and its reductions), ``syncwarp``,
+shuffles, votes and ``activemask``.
+
+A barrier is legal only where every live thread of the block reaches it; a warp intrinsic only where every
+live lane named in its mask takes part, and a shuffle must not read a lane that does not. Barriers advance
+the block's and warps' epochs that order accesses for the race tracker.
+
+``Synchronisation`` is a part of ``Runtime``: it uses the runtime's chunk geometry, fault records and clock.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .faults import BarrierDivergence
+
+FULL_MASK = 0xFFFFFFFF
+
+
+class Synchronisation:
+    # -- barriers -------------------------------------------------------------------------------------
+    def _block_view(self, v):
+        return v.reshape(self.nb, self.T)
+
+    def syncthreads(self, m, line):
+        T = self.T
+        if not isinstance(m, np.ndarray):
+            m = self.all_lanes if m else self.no_lanes
+        m2 = self._block_view(m)
+        present = m2.any(axis=1)
+        live_ok = (m2 | self._block_view(self.exited)).all(axis=1)
+        bad = present & ~live_ok
+        if bad.any():
+            b = int(np.flatnonzero(bad)[0])
+            row = m2[b] | self._block_view(self.exited)[b]
+            missing = int(np.flatnonzero(~row)[0])
+            arrived = int(m2[b].sum())
+            live = int((~self._block_view(self.exited)[b]).sum())
+            f = BarrierDivergence(
+                f"syncthreads() reached by only {arrived} of the block's {live} live threads: a barrier must "
+                "be reached by every thread of the block that has not returned.")
+                # the thread that did not arrive is the one described
+            _, mt = self.info.split_gtid((self.b0 + b) * T + missing)
+            f.details.append(f"thread {mt} of this block did not reach it (it is in a different branch)")
+            self.record(f, line, b * T + int(np.flatnonzero(m2[b])[0]), None, None)
+            self.faults[(BarrierDivergence, line, None, ())].count += int(bad.sum()) - 1
+        blocks = np.flatnonzero(present)
+        gblocks = self.b0 + blocks
+        self.now += 1
+        self.bar_time[gblocks] = self.now
+        w = (gblocks[:, None] * self.NW + np.arange(self.NW)[None, :]).reshape(-1)
+        self.wbar_time[w] = self.now
+        self.phase_all[gblocks] += 1
+        self.now += 1
+        for o in self.observers:
+            o.on_barrier(gblocks, int(line))
+
+    def syncthreads_reduce(self, kind, m, pred, line):
+        self.syncthreads(m, line)
+        p = self.truth(pred)
+        if not isinstance(p, np.ndarray):
+            p = np.full(self.N, p)
+        if not isinstance(m, np.ndarray):
+            m = self.all_lanes
+        pm = self._block_view(p & m)
+        if kind == "count":
+            r = pm.sum(axis=1).astype(np.int32)
+        elif kind == "and":
+            r = (pm | ~self._block_view(m)).all(axis=1).astype(np.int32)
+        else:
+            r = pm.any(axis=1).astype(np.int32)
+        return np.repeat(r, self.T)
+
+    # -- warps ----------------------------------------------------------------------------------------
+    def _warp_bits(self, b):
+        """Per lane: the OR over its warp of (b[lane] << laneid), as uint32."""
+        bits = b.astype(np.uint64) << self.laneid.astype(np.uint64)
+        T = self.T
+        if T % 32 == 0:
+            w = bits.reshape(-1, 32).sum(axis=1)
+            return np.repeat(w, 32).astype(np.uint32)
+        starts = np.flatnonzero(self.laneid == 0)
+        w = np.add.reduceat(bits, starts)
+        counts = np.diff(np.append(starts, self.N))
+        return np.repeat(w, counts).astype(np.uint32)
+
+    def _check_warp_mask(self, m, mask, line, what):
+        if not isinstance(m, np.ndarray):
+            m = self.all_lanes
+        act = self._warp_bits(m)
+        exist = np.where(self.warp_size_of >= 32, np.uint64(FULL_MASK),
+                         (np.uint64(1) << self.warp_size_of.astype(np.uint64)) - np.uint64(1)).astype(np.uint32)
+        live = self._warp_bits(~self.exited)
+        maskv = np.asarray(mask).astype(np.uint32) if not isinstance(mask, np.ndarray) else mask.astype(np.uint32)
+        need = maskv & exist & live
+        bad = m & ((need & ~act) != 0)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            needk = int(need if np.ndim(need) == 0 else need[k])
+            actk = int(act[k])
+            missing = [i for i in range(32) if (needk >> i) & 1 and not (actk >> i) & 1]
+            f = BarrierDivergence(
+                f"{what} names lanes {missing[:8]}{'...' if len(missing) > 8 else ''} of the warp in its mask "
+                f"(0x{needk:08x}) but they are not executing it: every lane named in the mask must take part.")
+            self.record(f, line, k, None, None)
+        return act
+
+    def syncwarp(self, m, mask, line):
+        self._check_warp_mask(m, mask, line, "syncwarp()")
+        lanes = self.active(m)
+        if lanes.size:
+            gw = np.unique((self.b0 + lanes // self.T) * self.NW + (lanes % self.T) // 32)
+            self.now += 1
+            self.wbar_time[gw] = self.now
+            self.now += 1
+
+    def shuffle(self, kind, m, mask, value, arg, width, line):
+        before = len(self.faults)
+        self._check_warp_mask(m, mask, line, f"shfl_{kind}_sync()" if kind != "idx" else "shfl_sync()")
+        mask_ok = len(self.faults) == before
+        if not isinstance(value, np.ndarray):
+            return value
+        w = np.int64(width)
+        lid = self.laneid
+        base = lid & ~(w - 1)
+        a = np.asarray(arg).astype(np.int64) & 31  # the hardware reads the low 5 bits (checked on an H200)
+        if kind == "idx":
+            src = base + (a % w)
+        elif kind == "up":
+            src = lid - a
+            src = np.where(src < base, lid, src)
+        elif kind == "down":
+            src = lid + a
+            src = np.where(src >= base + w, lid, src)
+        else:
+            src = lid ^ a
+            src = np.where((src < base) | (src >= base + w), lid, src)
+        src = np.where(src < self.warp_size_of, src, lid)
+        gsrc = self.warp_base + src
+        mm = m if isinstance(m, np.ndarray) else self.all_lanes
+        bad = mm & ~mm[gsrc]  # reading a lane that is not taking part (another branch, or returned)
+        if mask_ok and bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            other = int(src[k])
+            why = "has returned" if self.exited[gsrc[k]] else "is not executing this shuffle (another branch)"
+            self.record(BarrierDivergence(
+                f"shfl_{kind}_sync() in lane {int(lid[k])} reads lane {other}, which {why}: the value it gets "
+                "is undefined."), line, k, None, None, ("source",))
+        return value[gsrc]
+
+    def vote(self, kind, m, mask, pred, line):
+        self._check_warp_mask(m, mask, line, f"{kind}_sync()")
+        if not isinstance(m, np.ndarray):
+            m = self.all_lanes
+        maskv = np.uint32(mask) if not isinstance(mask, np.ndarray) else mask.astype(np.uint32)
+        inmask = ((maskv >> self.laneid.astype(np.uint32)) & np.uint32(1)).astype(bool)
+        if kind == "eq":
+            v = pred if isinstance(pred, np.ndarray) else np.full(self.N, pred)
+            part = m & inmask
+            first = self._warp_first(v, part)
+            return self._warp_bits(part & (v != first)) == 0
+        p = self.truth(pred)
+        if not isinstance(p, np.ndarray):
+            p = np.full(self.N, p)
+        ballot = self._warp_bits(p & m & inmask)
+        if kind == "ballot":
+            return ballot.view(np.int32)  # numba-cuda types ballot_sync as int32
+        if kind == "any":
+            return ballot != 0
+        part = self._warp_bits(m & inmask)
+        return ballot == part
+
+    def _warp_first(self, v, part):
+        """Per lane: the value of the lowest participating lane of its warp."""
+        idx = np.where(part, np.arange(self.N), self.N)
+        if self.T % 32 == 0:
+            first = idx.reshape(-1, 32).min(axis=1).repeat(32)
+        else:
+            starts = np.flatnonzero(self.laneid == 0)
+            mins = np.minimum.reduceat(idx, starts)
+            first = np.repeat(mins, np.diff(np.append(starts, self.N)))
+        first = np.minimum(first, self.N - 1)
+        return v[first]
+
+    def activemask(self, m):
+        if not isinstance(m, np.ndarray):
+            m = self.all_lanes
+        return self._warp_bits(m)
