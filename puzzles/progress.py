@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
-import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from . import workspace
+from .files import sibling_name, write_atomic
 from .model import Puzzle
 
 SCHEMA = 1
@@ -100,18 +99,7 @@ def save_progress(progress: Progress) -> bool:
     if not progress.writable:
         return False
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(progress.to_dict(), f, indent=2)
-                f.write("\n")
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            _remove_quietly(tmp)
-            raise
+        write_atomic(path, json.dumps(progress.to_dict(), indent=2) + "\n")
     except OSError as e:
         progress.warnings.append(f"cannot save progress to {path}: {e.strerror or e}")
         return False
@@ -173,25 +161,13 @@ def _entry_from(raw: dict) -> PuzzleProgress:
 
 
 def _move_aside(path: Path, error: Exception) -> tuple[bool, str]:
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    aside = path.with_name(f"{path.name}.corrupt-{stamp}")
-    n = 1
-    while aside.exists():
-        aside = path.with_name(f"{path.name}.corrupt-{stamp}-{n}")
-        n += 1
+    aside = sibling_name(path, "corrupt")
     try:
         os.replace(path, aside)
     except OSError as e:
         return False, (f"{path} is corrupt ({error}) and could not be moved aside ({e.strerror or e}); "
                        f"playing on without saving progress")
     return True, f"{path} was corrupt ({error}); kept it as {aside.name} and started with empty progress"
-
-
-def _remove_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
 
 
 def _now() -> str:

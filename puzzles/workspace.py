@@ -10,9 +10,9 @@ which keeps a copy of it first.
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
+from .files import sibling_name
 from .model import Puzzle
 
 ENV_HOME = "GPU_PUZZLES_HOME"
@@ -79,11 +79,7 @@ def reset_to_starter(puzzle: Puzzle) -> tuple[Path, Path | None]:
     target = workspace_path(puzzle)
     backup = None
     if target.exists():
-        backup = target.with_name(f"{target.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
-        n = 1
-        while backup.exists():
-            backup = backup.with_name(f"{target.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}-{n}")
-            n += 1
+        backup = sibling_name(target, "bak")
         try:
             os.replace(target, backup)
         except OSError as e:

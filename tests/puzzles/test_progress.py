@@ -46,7 +46,9 @@ def test_a_failed_write_leaves_the_old_file_whole(home, monkeypatch):
     def explode(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(progress_mod.json, "dump", explode)
+    import puzzles.files
+
+    monkeypatch.setattr(puzzles.files.os, "fsync", explode)  # the disk fills up half-way through the write
     p.entry("map").best_stars = 3
     assert not save_progress(p)
     assert "No space left on device" in p.warnings[-1]
