@@ -29,6 +29,28 @@ def _arith_type(a: np.dtype, b: np.dtype) -> np.dtype:
     return np.result_type(a, b)
 
 
+_SPLIT = 134217729.0  # 2**27 + 1: Dekker's split of a float64 into two 26-bit halves
+
+
+def fma64(a, b, c):
+    """``a*b + c`` on float64 with one rounding (almost always; at worst off by one ulp), by error-free
+    transformations: the product's rounding error (Dekker) and the sum's (Knuth) are added back once."""
+    p = a * b
+    t = _SPLIT * a
+    ah = t - (t - a)
+    al = a - ah
+    t = _SPLIT * b
+    bh = t - (t - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl   # p + e == a*b exactly
+    s = p + c
+    z = s - p
+    err = (p - (s - z)) + (c - z)                      # s + err == p + c exactly
+    r = s + (err + e)
+    plain = p + c
+    return np.where(np.isfinite(r), r, plain) if isinstance(r, np.ndarray) else (r if np.isfinite(r) else plain)
+
+
 def _py_dtype(v) -> np.dtype:
     if isinstance(v, bool):
         return np.dtype(np.bool_)
@@ -270,18 +292,26 @@ class Runtime(MemoryAccess, Synchronisation):
         return r
 
     def mad(self, x, y, c, psign, csign, m, line):
-        """``psign*x*y + csign*c`` rounded once when the result is a float of 32 bits or less, as the GPU's
-        fused multiply-add does (numba-cuda lets the compiler contract ``a*b + c``); otherwise plain ops."""
+        """``psign*x*y + csign*c`` rounded once, as the GPU's fused multiply-add does: numba-cuda lets the
+        compiler contract ``a*b + c`` for float16/32/64 (seen on an H200). Integer operands: plain ops."""
         dx = x.dtype if hasattr(x, "dtype") else _py_dtype(x)
         dy = y.dtype if hasattr(y, "dtype") else _py_dtype(y)
         dc = c.dtype if hasattr(c, "dtype") else _py_dtype(c)
         prod = _arith_type(dx, dy)
         out = _arith_type(prod, dc)
-        if prod.kind == "f" and out.kind == "f" and out.itemsize <= 4:
+        if prod.kind == "f" and out.kind == "f":
             f64 = np.float64
             xx = x.astype(f64) if isinstance(x, np.ndarray) else f64(x)
-            r = xx * y + c if psign > 0 and csign > 0 else psign * xx * y + csign * (
-                c.astype(f64) if isinstance(c, np.ndarray) else f64(c))
+            yy = y.astype(f64) if isinstance(y, np.ndarray) else f64(y)
+            cc = c.astype(f64) if isinstance(c, np.ndarray) else f64(c)
+            if psign < 0:
+                xx = -xx
+            if csign < 0:
+                cc = -cc
+            if out.itemsize <= 4:  # the float64 product of two float32s is exact: one rounding at the end
+                r = xx * yy + cc
+            else:
+                r = fma64(xx, yy, cc)
             r = r.astype(out) if isinstance(r, np.ndarray) else out.type(r)
             if self.count_flops:
                 self.flop("fma", r, m)

@@ -7,6 +7,7 @@ launches that make control flow diverge inside warps and blocks (a wrong mask, m
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numba
 import numpy as np
@@ -15,6 +16,7 @@ from numba import cuda
 from simkit import line_of, one_fault, run, run_clean
 
 import gpusim
+from gpusim.runtime import fma64
 
 # ---------------------------------------------------------------------------------------------- if
 
@@ -872,3 +874,26 @@ def test_math_module_constants_are_usable():
     out = np.zeros(4)
     run_clean(k, 1, 4, out)
     np.testing.assert_allclose(out, math.pi * np.arange(4))
+
+
+@cuda.jit
+def mad_float64(a, b, c, out):
+    i = cuda.threadIdx.x
+    out[i] = a[i] * b[i] + c[i]
+    out[i + 4] = c[i] - a[i] * b[i]
+
+
+def test_float64_multiply_add_is_fused_like_the_gpu():
+    # Read on an H200 (benchmarks/gpu/contraction_check.py): (1 + 2^-30)(1 - 2^-30) - 1 gives -2^-60 on the
+    # GPU (one rounding); two roundings give 0.
+    e = 2.0 ** -30
+    a, b, c = np.full(4, 1 + e), np.full(4, 1 - e), np.full(4, -1.0)
+    out = np.zeros(8)
+    run_clean(mad_float64, 1, 4, a, b, c, out)
+    assert out[:4].tolist() == [-(2.0 ** -60)] * 4
+    assert out[4:].tolist() == [-2.0] * 4          # -2 + 2^-60 rounds to -2
+    rng = np.random.default_rng(5)
+    x, y, z = rng.standard_normal((3, 1000))
+    got = fma64(x, y, z)
+    exact = [float(Fraction(p) * Fraction(q) + Fraction(r)) for p, q, r in zip(x, y, z)]
+    assert np.array_equal(got, exact)
