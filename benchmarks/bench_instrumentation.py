@@ -13,10 +13,10 @@ import time
 
 import numpy as np
 
-from gpusim.counts import CountsObserver
-from gpusim.metrics import TrafficObserver
-from gpusim.observers import AccessEvent, ArrayInfo, LaunchInfo
-from gpusim.trace import TraceObserver
+from gpusim.observe.counts import CountsObserver
+from gpusim.observe.events import AccessEvent, ArrayInfo, LaunchInfo
+from gpusim.observe.metrics import TrafficObserver
+from gpusim.observe.trace import TraceObserver
 
 
 def _events(n: int, tpb: int):

@@ -1,6 +1,6 @@
 """gpusim: run numba.cuda kernels on the CPU, all threads at once, and find their faults.
 
-See ``gpusim.lanes`` for the execution model.
+See ``gpusim.backends.lanes.codegen`` for the execution model.
 """
 
 from .faults import (
@@ -17,7 +17,7 @@ from .faults import (
     UnsupportedConstruct,
 )
 from .launch import Kernel, compile_kernel, jit, launch
-from .observers import AccessEvent, ArrayInfo, LaunchInfo, Observer
+from .observe.events import AccessEvent, ArrayInfo, LaunchInfo, Observer
 from .report import LaunchReport
 
 __all__ = [

@@ -9,13 +9,13 @@ from typing import Any
 
 import numpy as np
 
+from .backends.lanes.codegen import Compiled, ModuleGen
 from .faults import KernelError, KernelFault, LaunchError
-from .frontend import FrontEnd
-from .lanes import Compiled, ModuleGen
-from .memory import GLOBAL_ALIGN, ArrayHandle, global_handle
-from .observers import LaunchInfo
+from .frontend.build import FrontEnd
+from .observe.events import LaunchInfo
 from .report import LaunchReport
-from .runtime import Abort, Runtime
+from .runtime.core import Abort, Runtime
+from .runtime.memory import GLOBAL_ALIGN, ArrayHandle, global_handle
 
 #: lanes per chunk: large enough to amortise Python overhead, small enough to stay in cache and memory
 CHUNK_LANES = 1 << 16
@@ -83,7 +83,7 @@ def _scalar(v: Any, name: str) -> Any:
 
 def _instrumentation(trace: Any) -> list:
     try:
-        from .metrics import instrumentation
+        from .observe.metrics import instrumentation
     except ImportError:
         return []
     return list(instrumentation(trace))

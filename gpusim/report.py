@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .faults import KernelFault
-from .observers import ArrayInfo, LaunchInfo
+from .observe.events import ArrayInfo, LaunchInfo
 
 
 @dataclass

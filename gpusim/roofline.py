@@ -3,7 +3,7 @@
 time = max(DRAM bytes ÷ peak bandwidth, Σ FLOPs of each dtype ÷ that dtype's peak) + launch overhead
 
 * DRAM bytes: ``dram__bytes_read.sum + dram__bytes_write.sum`` of the report (gpusim's estimate, see
-  ``gpusim.dram``); FLOPs: ``report.flops`` with an fma as 2 (``gpusim.flops``).
+  ``gpusim.observe.dram``); FLOPs: ``report.flops`` with an fma as 2 (``gpusim.observe.flops``).
 * Peaks are the vendor datasheet figures (NVIDIA product pages and architecture whitepapers) for the CUDA
   cores, without tensor cores and without sparsity: gpusim kernels are plain SIMT code. A real kernel reaches
   perhaps 70-90 % of peak bandwidth and less of peak FLOP/s, so the estimate is a lower bound.
@@ -90,7 +90,7 @@ class Estimate:
 
 def estimate(report, gpu: str | GPU = "H100 SXM") -> Estimate:
     """Roofline time of ``report``'s launch on ``gpu`` (needs ``instrument=True``)."""
-    from .flops import flop_total
+    from .observe.flops import flop_total
 
     g = get_gpu(gpu)
     if "dram__bytes_read.sum" not in report.metrics:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
-from gpusim.requests import Requests
+from gpusim.observe.requests import Requests
 
 
 def event_lanes(threads_per_block: int, active: np.ndarray):

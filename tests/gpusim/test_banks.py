@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lanekit import element_indices, event_lanes, full, launches, requests_for
 
-from gpusim.banks import SharedStats, shared_stats
+from gpusim.observe.banks import SharedStats, shared_stats
 
 lane = np.arange(32)
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lanekit import element_indices, event_lanes, full, launches, requests_for
 
-from gpusim.coalescing import GlobalStats, global_stats
+from gpusim.observe.coalescing import GlobalStats, global_stats
 
 BASE = 0x7000_0000   # 256-byte aligned, as the engine places global arrays
 

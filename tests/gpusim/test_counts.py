@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from numba import cuda, float32
 
 import gpusim
-from gpusim.counts import add_element_counts, add_thread_counts
+from gpusim.observe.counts import add_element_counts, add_thread_counts
 
 
 @cuda.jit
@@ -150,7 +150,7 @@ def test_access_sites_give_each_source_access_its_coalescing_efficiency():
 
 
 def test_distinct_counts_give_way_when_a_launch_touches_too_much(monkeypatch):
-    import gpusim.counts as counts_module
+    import gpusim.observe.counts as counts_module
 
     monkeypatch.setattr(counts_module, "MAX_PAIRS", 10)
     report = gpusim.launch(reread_in_a_loop, 1, 4, (np.arange(4, dtype=np.float64), np.zeros(4)))

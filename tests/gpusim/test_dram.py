@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gpusim.dram import SegmentMap
+from gpusim.observe.dram import SegmentMap
 
 
 def test_segments_are_counted_once_per_direction():

@@ -8,7 +8,7 @@ import numpy as np
 from numba import cuda
 
 import gpusim
-from gpusim.flops import FlopsObserver, flop_total
+from gpusim.observe.flops import FlopsObserver, flop_total
 
 
 @cuda.jit

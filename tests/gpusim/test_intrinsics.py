@@ -15,7 +15,7 @@ from numba import cuda
 from simkit import one_fault, run, run_clean
 
 import gpusim
-from gpusim import intrinsics as ix
+from gpusim.runtime import intrinsics as ix
 
 FULL = 0xFFFFFFFF
 

@@ -16,7 +16,7 @@ from numba import cuda
 from simkit import line_of, one_fault, run, run_clean
 
 import gpusim
-from gpusim.runtime import fma64
+from gpusim.runtime.core import fma64
 
 # ---------------------------------------------------------------------------------------------- if
 

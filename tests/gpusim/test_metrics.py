@@ -8,8 +8,8 @@ from ncu_cases import TPB, dot_shared
 from numba import cuda
 
 import gpusim
-from gpusim.metrics import METRIC_KEYS, AccessCounts, instrumentation
-from gpusim.trace import PhaseTrace
+from gpusim.observe.metrics import METRIC_KEYS, AccessCounts, instrumentation
+from gpusim.observe.trace import PhaseTrace
 
 
 @cuda.jit

@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from numba import cuda
 from simkit import faults, line_of, one_fault, run, run_clean
 
-from gpusim import DataRace, races
+from gpusim import DataRace
+from gpusim.observe import races
 
 # ---------------------------------------------------------------------------------------------- not races
 

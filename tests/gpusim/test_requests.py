@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from lanekit import element_indices, event_lanes, launches, requests_for
 
-from gpusim.requests import Requests
+from gpusim.observe.requests import Requests
 
 
 def test_requests_are_warps_with_active_lanes():

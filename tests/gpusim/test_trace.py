@@ -7,8 +7,8 @@ from lanekit import event_lanes
 from numba import cuda, float32
 
 import gpusim
-from gpusim.observers import AccessEvent, ArrayInfo, LaunchInfo
-from gpusim.trace import DEFAULT_MAX_BLOCKS, TraceObserver
+from gpusim.observe.events import AccessEvent, ArrayInfo, LaunchInfo
+from gpusim.observe.trace import DEFAULT_MAX_BLOCKS, TraceObserver
 
 TPB = 4
 

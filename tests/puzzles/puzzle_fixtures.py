@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import gpusim
-from gpusim.observers import ArrayInfo, LaunchInfo
+from gpusim.observe.events import ArrayInfo, LaunchInfo
 from gpusim.report import LaunchReport
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, no_bank_conflicts

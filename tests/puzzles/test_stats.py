@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from puzzle_fixtures import FakeCounts
 
-from gpusim.observers import ArrayInfo, LaunchInfo
+from gpusim.observe.events import ArrayInfo, LaunchInfo
 from gpusim.report import LaunchReport
 from puzzles.stats import LD_SECTORS as LD
 from puzzles.stats import measure, stats_to_dict

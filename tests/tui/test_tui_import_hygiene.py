@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = """
 import sys
-import gpusim, gpusim.metrics, gpusim.roofline
+import gpusim, gpusim.observe.metrics, gpusim.roofline
 import puzzles.checker, puzzles.cli, puzzles.progress, puzzles.workspace
 import tui.breakdown, tui.files, tui.heat, tui.launches
 loaded = sorted(m for m in sys.modules if m == "textual" or m.startswith("textual."))

@@ -9,7 +9,7 @@ from textual.app import App
 from tui_helpers import pilot_test, plain
 
 import gpusim
-from gpusim.observers import LaunchInfo
+from gpusim.observe.events import LaunchInfo
 from gpusim.report import LaunchReport
 from tui.launches import default_launch, launches_of
 from tui.widgets.bank_view import BankView

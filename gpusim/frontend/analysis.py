@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .faults import KernelCompileError
-from .ir import FunctionIR
+from ..faults import KernelCompileError
+from ..ir.function import FunctionIR
 from .names import (
     BUILTINS,
     CONSTRUCT_NAMES,
@@ -32,7 +32,7 @@ from .names import (
 )
 
 if TYPE_CHECKING:
-    from .frontend import FrontEnd
+    from .build import FrontEnd
 
 
 # ---------------------------------------------------------------------------------------------- analysis

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .observers import ArrayInfo
-from .races import Shadow
+from ..observe.events import ArrayInfo
+from ..observe.races import Shadow
 
 GLOBAL_ALIGN = 256
 

@@ -16,9 +16,9 @@ import inspect
 import textwrap
 from typing import Any
 
+from ..faults import KernelCompileError, KernelSyntaxError, UnsupportedConstruct
+from ..ir.function import FunctionIR, Source
 from .analysis import Analysis
-from .faults import KernelCompileError, KernelSyntaxError, UnsupportedConstruct
-from .ir import FunctionIR, Source
 from .names import BUILTINS, CONSTRUCT_NAMES, classify_global
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .observers import AccessEvent, ArrayInfo, LaunchInfo, Observer
+from .events import AccessEvent, ArrayInfo, LaunchInfo, Observer
 
 READS = ("ld", "atom", "red")
 WRITES = ("st", "atom", "red")

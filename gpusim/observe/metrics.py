@@ -6,7 +6,7 @@ and, unless ``trace`` is False, ``report.trace`` (bounded; ``trace="full"`` reco
 
 ``report.metrics`` keys are ncu metric names whose values equal what ncu reports for the same launch on a GPU
 of compute capability 7.0-9.0 (checked on an H200: docs/metrics.md, tests/gpusim/test_metrics_ncu.py), except
-``dram__bytes_read.sum`` / ``dram__bytes_write.sum``, which are estimates (``gpusim.dram``). Keys gpusim adds
+``dram__bytes_read.sum`` / ``dram__bytes_write.sum``, which are estimates (``gpusim.observe.dram``). Keys gpusim adds
 of its own start with ``gpusim__``.
 """
 
@@ -18,8 +18,8 @@ from .banks import shared_stats
 from .coalescing import SECTOR, GlobalStats, global_stats
 from .counts import AccessCounts, CountsObserver
 from .dram import SegmentMap
+from .events import AccessEvent, ArrayInfo, LaunchInfo, Observer
 from .flops import FlopsObserver
-from .observers import AccessEvent, ArrayInfo, LaunchInfo, Observer
 from .requests import Requests
 from .trace import TraceObserver
 

@@ -38,8 +38,8 @@ from typing import Any
 
 import numpy as np
 
-from .ir import FunctionIR
-from .lanes_expr import BINOPS, Ctx, ExpressionGen, _is_mult
+from ...ir.function import FunctionIR
+from .expressions import BINOPS, Ctx, ExpressionGen, _is_mult
 
 
 @dataclass

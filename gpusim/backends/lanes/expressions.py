@@ -11,8 +11,8 @@ import ast
 
 import numpy as np
 
-from .analysis import const_eval, qualified
-from .names import MATH_CONSTS, ConstArrayRef, CudaRef, DeviceFnRef, DTypeRef
+from ...frontend.analysis import const_eval, qualified
+from ...frontend.names import MATH_CONSTS, ConstArrayRef, CudaRef, DeviceFnRef, DTypeRef
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
           ast.Pow: "**", ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitXor: "^",
@@ -205,7 +205,7 @@ class ExpressionGen:
         return res
 
     def varies(self, node: ast.AST) -> bool:
-        from .analysis import Analysis
+        from ...frontend.analysis import Analysis
 
         return Analysis(self.mod.fe, self.ir).varies(node)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .observers import Observer
+from .events import Observer
 
 FLOPS_PER_OP = {"add": 1, "sub": 1, "mul": 1, "div": 1, "fma": 2, "special": 1}
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import races
-from .faults import DataRace, OutOfBounds, UninitializedRead
+from ..faults import DataRace, OutOfBounds, UninitializedRead
+from ..observe import races
+from ..observe.events import AccessEvent, ArrayInfo
 from .memory import ArrayHandle, apply_atomic, const_handle, local_handle, shared_handle
-from .observers import AccessEvent, ArrayInfo
 
 
 class MemoryAccess:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .faults import BarrierDivergence
+from ..faults import BarrierDivergence
 
 FULL_MASK = 0xFFFFFFFF
 

@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from .faults import KernelCompileError, UnsupportedConstruct
+from ..faults import KernelCompileError, UnsupportedConstruct
 
 
 @dataclass

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..faults import KernelError, KernelFault, KernelTimeout
+from ..observe.events import ArrayInfo, LaunchInfo
 from . import intrinsics as ix
 from .access import MemoryAccess
-from .faults import KernelError, KernelFault, KernelTimeout
 from .memory import ArrayHandle
-from .observers import ArrayInfo, LaunchInfo
 from .sync import Synchronisation
 
 _OPS = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide, "//": np.floor_divide,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .observers import AccessEvent, ArrayInfo, LaunchInfo, Observer
+from .events import AccessEvent, ArrayInfo, LaunchInfo, Observer
 
 KINDS = ("ld", "st", "atom", "red")
 _KIND_CODE = {k: i for i, k in enumerate(KINDS)}

@@ -1,0 +1,1 @@
+"""Back ends: translate the kernel IR into code and run it."""

@@ -1,0 +1,1 @@
+"""Front end: a kernel function -> checked IR (source, names, the subset, analysis)."""

@@ -1,0 +1,1 @@
+"""The kernel IR that every back end reads."""

@@ -1,0 +1,1 @@
+"""Observers: what the engine reports while a kernel runs (races, metrics, counts, trace), read-only."""
