@@ -91,12 +91,15 @@ class Puzzle:
     slug: str                  # "map", "tiled-matmul"
     number: int                # global running number, 1-based
     title: str
-    chapter: int               # 1..7
+    chapter: int               # 1..11; the chapter package (chNN_*/__init__.py) has NUMBER, TITLE, INTRODUCTION
     difficulty: int            # 1 (warm-up) .. 5 (hard)
     description: str           # Markdown for the learner
     kernels: tuple[str, ...]   # kernel names the solution file must define, e.g. ("map_kernel",)
     spec: Callable[..., Mapping[str, np.ndarray]]   # spec(**case.buffers) -> {output name: expected}
-    make_cases: Callable[[], tuple[Case, ...]]
+    make_cases: Callable[..., tuple[Case, ...]]
+    # make_cases(rng=None): rng is a np.random.Generator; the checker passes a fresh one each check (its seed
+    # is shown, so a check can be replayed); None means the puzzle's own fixed seed. Worked examples from the
+    # description stay fixed whatever rng is.
     outputs: tuple[str, ...]   # buffer names compared against the spec
     constraints: tuple[Rule, ...] = ()
     stars: tuple[Star, ...] = ()
@@ -106,6 +109,12 @@ class Puzzle:
     atol: float = 0.0
     starter: str = ""          # file name under puzzles/starters/ (default: "<slug>.py")
     solution: str = ""         # file name under solutions/ (default: "<slug>.py")
+    # Graduate mode (timing on a real GPU): bench(n) returns one Case whose launch does about n elements of
+    # work, with the same kernels and buffers as make_cases' cases. None where the kernel cannot grow (one
+    # block by design); bench_note then says why, and bench_max gives the largest valid case.
+    bench: Callable[[int], Case] | None = None
+    bench_max: Callable[[], Case] | None = None
+    bench_note: str = ""
 
     @property
     def starter_file(self) -> str:
