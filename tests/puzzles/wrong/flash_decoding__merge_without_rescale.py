@@ -2,8 +2,6 @@
 # Merges the pieces by adding their sums and outputs as they are: each piece's l and acc are relative to
 # its own maximum, so without the exp(m_s - M) factor the chunks with small scores count as much as the
 # chunk with the largest.
-
-
 import math
 
 import numba

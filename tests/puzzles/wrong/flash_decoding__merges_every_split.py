@@ -1,8 +1,6 @@
 # WRONG: flash-decoding expect=mismatch
 # Merges all SPLITS pieces of the row, also those of chunks past its end that no block wrote: their
 # scratch entries are still NaN (garbage on a GPU).
-
-
 import math
 
 import numba

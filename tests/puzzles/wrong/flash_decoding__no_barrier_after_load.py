@@ -1,8 +1,6 @@
 # WRONG: flash-decoding expect=DataRace
 # Scores its key right after the tile copy, without a barrier: thread t reads row t of the key tile,
 # which other threads of the block are still writing.
-
-
 import math
 
 import numba
