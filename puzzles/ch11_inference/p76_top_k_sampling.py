@@ -49,8 +49,9 @@ Randomness is an input, so the answer is exact; the cases keep `u * c_(k-1)` at 
 away from every `c_j`, so float32 rounding cannot change the draw.
 
 **Example:** logits `[1, 3, 2, 3, -1, 0.5, -2, 0]`, `k = 3`, temperature 1, `u = 0.6`. Sorted: ids
-`[1, 3, 2, 0, 5, 7, 4, 6]` (ids 1 and 3 tie at 3: id 1 first). Kept: `[1, 3, 2]`, weights `[1, 1, e^-1 = 0.368]`, running sums
-`[1, 2, 2.368]`; `u * 2.368 = 1.421`, first sum above it is `c_1 = 2`: **token 3**.
+`[1, 3, 2, 0, 5, 7, 4, 6]` (ids 1 and 3 tie at 3: id 1 first). Kept: `[1, 3, 2]`, weights
+`[1, 1, e^-1 = 0.368]`, running sums `[1, 2, 2.368]`; `u * 2.368 = 1.421`, and the first sum above it is
+`c_1 = 2`: **token 3**.
 
 **A bitonic sort** works on a power-of-two array in steps; in every step each thread compares one pair
 `(i, i + j)` and swaps it if it is out of order, and a barrier separates the steps:
@@ -68,16 +69,17 @@ Pad the row to {V_MAX} with `-inf` (ids `V..{V_MAX - 1}`, so they sort last). Af
 `cuda.shfl_up_sync` gives `c_j`, `cuda.ballot_sync` + `cuda.ffs` finds the first `c_j > u * c_(k-1)` (as in
 puzzle 46).
 
-**What's new:** a sorting network in shared memory — data-independent compare-and-swaps, {BITONIC_STEPS} barriers for
-{V_MAX} elements, every thread busy in every step.
+**What's new:** a sorting network in shared memory — data-independent compare-and-swaps, {BITONIC_STEPS}
+barriers for {V_MAX} elements, every thread busy in every step.
 
 **Launch:** one block of {TPB} threads per request (`grid = {ROWS}`); `logits` float32 `({ROWS}, V)` with
-`V <= {V_MAX}` a multiple of 8 (so every row starts on a 32-byte sector), `top_k` int32 (1 to min({K_MAX}, V)), `temperature` and `u` float32, one of each per row;
-outputs `topk_ids` int32 `({ROWS}, {K_MAX})` and `token` int32 `({ROWS},)`. Rules: read each logit once (at most
-{V_MAX // TPB} reads of `logits` per thread), at most {SHARED_BUDGET} bytes of shared memory, and parallel work: at
-most {WORK_BUDGET:,} warp-level shared-memory loads per row (the bitonic sort needs {BITONIC_LOADS:,}; a rank sort,
-where every element counts the elements bigger than it, needs {V_MAX * TPB // 32:,}; one thread picking the k
-best by scanning the row k times up to {K_MAX * V_MAX:,}). ★★: coalesced loads and stores.
+`V <= {V_MAX}` a multiple of 8 (so every row starts on a 32-byte sector); `top_k` int32 (1 to
+min({K_MAX}, V)), `temperature` and `u` float32, one of each per row; outputs `topk_ids` int32
+`({ROWS}, {K_MAX})` and `token` int32 `({ROWS},)`. Rules: read each logit once (at most {V_MAX // TPB} reads
+of `logits` per thread), at most {SHARED_BUDGET} bytes of shared memory, and parallel work: at most
+{WORK_BUDGET:,} warp-level shared-memory loads per row (the bitonic sort needs {BITONIC_LOADS:,}; a rank
+sort, where every element counts the elements bigger than it, needs {V_MAX * TPB // 32:,}; one thread
+picking the k best by scanning the row k times up to {K_MAX * V_MAX:,}). ★★: coalesced loads and stores.
 
 **Read more:** {READING}
 """
