@@ -14,7 +14,7 @@ PAGE = 16                # tokens per page
 PAD_SLOT = -1            # slot of a padding token: write nothing
 
 READING = ("*Efficient Memory Management for Large Language Model Serving with PagedAttention* (2023) — "
-           "Kwon et al. (vLLM), section 4.1 (the KV cache manager) and 4.3 (the block table)")
+           "Kwon et al. (vLLM): the KV cache manager and its block tables")
 
 DESCRIPTION = f"""\
 # Puzzle 72 — KV-cache append
@@ -53,8 +53,8 @@ values of `k_new` (one head of one token) stay neighbours in the cache, but the 
 **Launch:** one block per token (`grid = num_tokens`), block `({D}, {H})`: `threadIdx.x` is the position
 `d` in the head, `threadIdx.y` the head — each warp moves one head of one token. Rules: read each value of
 `k_new` and `v_new` at most once and `slot_mapping` once per thread; write each cache element at most
-once; never read the cache. ★★: every warp's loads and stores are perfectly coalesced (a thread per
-(token, head) that loops over `d` is correct but moves 8 times the sectors).
+once; never read the cache. ★★: every warp's loads and stores are perfectly coalesced — a warp should move
+one head's {D} contiguous floats, not pieces of several heads.
 
 **Read more:** {READING}
 """

@@ -22,7 +22,7 @@ Q_MAX = 127              # symmetric int8: -127..127
 EMPTY = -128             # the value slots about to be written start with: symmetric quantisation never makes it
 
 READING = ("*A Visual Guide to Quantization* — Maarten Grootendorst (symmetric absmax quantisation); and "
-           "*LLM.int8()* (2022) — Dettmers et al., section 2 (vector-wise scales)")
+           "*LLM.int8()* (2022) — Dettmers et al. (one scale per vector instead of one per tensor)")
 
 DESCRIPTION = f"""\
 # Puzzle 73 — Int8 KV cache

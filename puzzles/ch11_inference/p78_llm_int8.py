@@ -19,7 +19,7 @@ FLAG_SENTINEL = -7
 INT8_SENTINEL = -128     # symmetric quantisation never produces it
 
 READING = ("*LLM.int8(): 8-bit Matrix Multiplication for Transformers at Scale* (2022) — Dettmers et al., "
-           "section 3 (mixed-precision decomposition); and Tim Dettmers' blog post on it")
+           "section 3 (vector-wise quantisation and the mixed-precision decomposition)")
 
 DESCRIPTION = f"""\
 # Puzzle 78 — LLM.int8(): outlier decomposition
