@@ -144,12 +144,13 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     example[0, :, :4] = [0.5, -2.54, 1.0, 0.02]
     k_special, v_special = _special_heads(rng)
     decodes = int(rng.integers(10, 20))
-    pages = rng.permutation(16)[:decodes]
+    pages = rng.permutation(24)[:decodes]
     return (
-        _case("worked example", rng, [37], 4, "the example of the description (every head the same; the other "
-              f"{D - 4} values are 0)", k_new=example, v_new=-example),
+        _case("worked example", np.random.default_rng(73), [37], 4,
+              f"the example of the description (every head the same; the other {D - 4} values are 0)",
+              k_new=example, v_new=-example),
         _case(f"{decodes} decode tokens + 2 padding", rng,
-              (pages * PAGE + rng.integers(0, PAGE, decodes)).tolist() + [PAD_SLOT] * 2, 16,
+              (pages * PAGE + rng.integers(0, PAGE, decodes)).tolist() + [PAD_SLOT] * 2, 24,
               "scales vary from token to token and head to head; padding writes nothing"),
         _case("zero head, one outlier, negative max, exact halves", rng, [PAGE - 1, 2 * PAGE], 3,
               "amax = 0 gives scale 0 and zeros; the largest |x| may be negative; x / scale = k + 0.5 "

@@ -159,7 +159,7 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     edge[6] = 0.0
     edge[6, 3] = 25.0                           # a row that is zero outside the outlier columns
     extreme = np.where(rng.random((40, 128)) < 0.5, -5.9, 5.9).astype(np.float32)
-    extreme[:, 0] = 5.9                         # every ordinary value +-amax: x_q = +-127 everywhere
+    extreme[0] = 5.9                            # every value +-amax: x_q = +-127; row 0 all +127
     w_ext = np.where(rng.random((128, 40)) < 0.5, -Q_MAX, Q_MAX).astype(np.int8)
     w_ext[:, 0] = Q_MAX
     return (
@@ -172,7 +172,8 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
                 "a column whose largest |x| is exactly 6 (an outlier), one just below 6 (not), and a row "
                 "that is 0 except in outlier columns (scale 0); K = 100 ends inside a tile", x=edge),
         _case("extreme values M=40 K=128 N=40", extreme, w_ext, np.full(40, 0.001, np.float32),
-              "x_q and w_q all +-127: the integer sums reach 128 * 127 * 127 = 2,064,512, past int16"),
+              "x_q and w_q all +-127; row 0 of x_q and column 0 of w_q all +127: the integer sum "
+              "y[0, 0] is 128 * 127 * 127 = 2,064,512, far past int16"),
     )
 
 
