@@ -130,13 +130,17 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     )
 
 
+def decode_slots(rng: np.random.Generator, tokens: int, num_pages: int) -> list[int]:
+    """One decode token for each of ``tokens`` sequences: a random offset of a page no other token uses."""
+    return (rng.permutation(num_pages)[:tokens] * PAGE + rng.integers(0, PAGE, tokens)).tolist()
+
+
 def bench(n: int) -> Case:
     """About n cache elements written per cache: n / (H * D) decode tokens, one per sequence."""
     tokens = max(1, n // (H * D))
     rng = np.random.default_rng(72)
-    num_pages = tokens + 1
-    slots = (rng.permutation(num_pages)[:tokens] * PAGE + rng.integers(0, PAGE, tokens)).tolist()
-    return _case(f"bench {tokens} tokens", rng, slots, num_pages, "graduate-mode timing")
+    return _case(f"bench {tokens} tokens", rng, decode_slots(rng, tokens, tokens + 1), tokens + 1,
+                 "graduate-mode timing")
 
 
 PUZZLE = Puzzle(

@@ -14,6 +14,8 @@ from puzzles.rules import (
     no_shared,
 )
 
+from .p72_kv_cache_append import decode_slots
+
 H = 4                    # heads
 D = 32                   # head dimension = one warp
 PAGE = 16                # tokens per page
@@ -144,13 +146,12 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     example[0, :, :4] = [0.5, -2.54, 1.0, 0.02]
     k_special, v_special = _special_heads(rng)
     decodes = int(rng.integers(10, 20))
-    pages = rng.permutation(24)[:decodes]
     return (
         _case("worked example", np.random.default_rng(73), [37], 4,
               f"the example of the description (every head the same; the other {D - 4} values are 0)",
               k_new=example, v_new=-example),
         _case(f"{decodes} decode tokens + 2 padding", rng,
-              (pages * PAGE + rng.integers(0, PAGE, decodes)).tolist() + [PAD_SLOT] * 2, 24,
+              decode_slots(rng, decodes, 24) + [PAD_SLOT] * 2, 24,
               "scales vary from token to token and head to head; padding writes nothing"),
         _case("zero head, one outlier, negative max, exact halves", rng, [PAGE - 1, 2 * PAGE], 3,
               "amax = 0 gives scale 0 and zeros; the largest |x| may be negative; x / scale = k + 0.5 "
@@ -165,9 +166,8 @@ def bench(n: int) -> Case:
     """About n values quantised per cache: n / (H * D) decode tokens."""
     tokens = max(1, n // (H * D))
     rng = np.random.default_rng(73)
-    num_pages = tokens + 1
-    slots = (rng.permutation(num_pages)[:tokens] * PAGE + rng.integers(0, PAGE, tokens)).tolist()
-    return _case(f"bench {tokens} tokens", rng, slots, num_pages, "graduate-mode timing")
+    return _case(f"bench {tokens} tokens", rng, decode_slots(rng, tokens, tokens + 1), tokens + 1,
+                 "graduate-mode timing")
 
 
 PUZZLE = Puzzle(
