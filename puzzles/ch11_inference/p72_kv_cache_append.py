@@ -135,12 +135,18 @@ def decode_slots(rng: np.random.Generator, tokens: int, num_pages: int) -> list[
     return (rng.permutation(num_pages)[:tokens] * PAGE + rng.integers(0, PAGE, tokens)).tolist()
 
 
+def dense_slots(rng: np.random.Generator, tokens: int) -> tuple[list[int], int]:
+    """``tokens`` distinct slots scattered over a cache just big enough for them: (slots, pages)."""
+    pages = tokens // PAGE + 2
+    return rng.choice(pages * PAGE, tokens, replace=False).tolist(), pages
+
+
 def bench(n: int) -> Case:
-    """About n cache elements written per cache: n / (H * D) decode tokens, one per sequence."""
+    """About n cache elements written per cache: n / (H * D) tokens, in a cache about that size."""
     tokens = max(1, n // (H * D))
     rng = np.random.default_rng(72)
-    return _case(f"bench {tokens} tokens", rng, decode_slots(rng, tokens, tokens + 1), tokens + 1,
-                 "graduate-mode timing")
+    slots, pages = dense_slots(rng, tokens)
+    return _case(f"bench {tokens} tokens", rng, slots, pages, "graduate-mode timing")
 
 
 PUZZLE = Puzzle(

@@ -14,7 +14,7 @@ from puzzles.rules import (
     no_shared,
 )
 
-from .p72_kv_cache_append import decode_slots
+from .p72_kv_cache_append import decode_slots, dense_slots
 
 H = 4                    # heads
 D = 32                   # head dimension = one warp
@@ -166,8 +166,8 @@ def bench(n: int) -> Case:
     """About n values quantised per cache: n / (H * D) decode tokens."""
     tokens = max(1, n // (H * D))
     rng = np.random.default_rng(73)
-    return _case(f"bench {tokens} tokens", rng, decode_slots(rng, tokens, tokens + 1), tokens + 1,
-                 "graduate-mode timing")
+    slots, pages = dense_slots(rng, tokens)
+    return _case(f"bench {tokens} tokens", rng, slots, pages, "graduate-mode timing")
 
 
 PUZZLE = Puzzle(
