@@ -50,6 +50,14 @@ KL = sum p_t * (log_p_t - log_p_s) = .1019;   loss = 4 * .1019 = .4078
 grad = 2 * (p_s - p_t) = [-.3960, .3351, -.0139, .0748]
 ```
 
+```
+block b, thread t: s[r] = student[b, t + {TPB}r] / T,  tt[r] = teacher[b, t + {TPB}r] / T     (r = 0..{ITEMS - 1})
+   max s, max tt  ──block max──►  ms, mt
+   sum exp(s - ms), sum exp(tt - mt)  ──block sum──►  lse_s = ms + log Zs,  lse_t = mt + log Zt
+   each element: ls = s - lse_s, lt = tt - lse_t, pt = exp(lt):  grad = T (exp(ls) - pt),  term = pt (lt - ls)
+   sum of terms  ──block sum──►  thread 0: loss[b] = T^2 * sum
+```
+
 **What's new:** two row-wise reductions (a max and a sum of exponentials per model) feeding a third (the
 KL sum), fused with the elementwise gradient — the loss is a reduction of log-softmaxes, never of
 probabilities.
