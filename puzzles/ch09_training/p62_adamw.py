@@ -78,11 +78,15 @@ the seven hyperparameters float32 scalars. ★★★ keeps every operation in fl
 """
 
 
-def adamw_reference(g_bits, w, m, v, lr, beta1, beta2, eps, weight_decay, bias_correction1,
-                    bias_correction2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One AdamW step in float64 from the float32 and bf16 inputs: (w, m, v), not yet rounded."""
+def adamw_reference(g_bits, w, m, v, *hyper) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One AdamW step in float64 from the bf16 gradient bits and the float32 state: (w, m, v), unrounded."""
+    return adamw_math(bf16_to_float(g_bits).astype(np.float64), w, m, v, *hyper)
+
+
+def adamw_math(g, w, m, v, lr, beta1, beta2, eps, weight_decay, bias_correction1,
+               bias_correction2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The AdamW update in float64, line by line as the description writes it."""
     f = np.float64
-    g = bf16_to_float(g_bits).astype(f)
     w, m, v = (np.asarray(a, dtype=f) for a in (w, m, v))
     lr, beta1, beta2, eps, wd, bc1, bc2 = (f(x) for x in (lr, beta1, beta2, eps, weight_decay,
                                                           bias_correction1, bias_correction2))
