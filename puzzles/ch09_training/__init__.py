@@ -20,12 +20,12 @@ many tiny updates add up on average instead of vanishing (57).
 
 | puzzle | step | what it saves or guards |
 |---|---|---|
-| 58 activation recompute | backward pass | recompute a cheap activation instead of keeping it from the forward pass |
-| 59 gradient accumulation | micro-batches | activations for a quarter of the batch, four times; weight each micro-batch by its tokens |
-| 60 loss scaling | fp16 gradients | scale the loss so small gradients survive fp16; skip the step when one overflows |
-| 61 gradient clipping | all gradients | one global norm over every gradient, in launches that sum in a fixed order |
-| 62 AdamW | the optimizer | fp32 master weights and moments, bf16 weights written back: 16 bytes per parameter |
-| 63 ZeRO | many ranks | each rank keeps only its slice of the 12 optimizer bytes: 4 + 12/N bytes per parameter |
+| 58 activation recompute | backward pass | rebuild a cheap activation instead of storing it |
+| 59 gradient accumulation | micro-batches | activations for 1/K of the batch; weight by tokens |
+| 60 loss scaling | fp16 gradients | small gradients survive fp16; overflow skips the step |
+| 61 gradient clipping | all gradients | one global norm, summed in a fixed order |
+| 62 AdamW | the optimizer | fp32 master weights and moments: 16 bytes per parameter |
+| 63 ZeRO | many ranks | each rank keeps 12/N optimizer bytes per parameter |
 
 After this chapter you can say where each byte of a training run lives, why bf16 needs no loss scaling
 and fp16 does, and what an optimizer step costs in memory traffic.
