@@ -2,7 +2,8 @@
 
 bf16 is stored as uint16 bit patterns (NumPy has no bfloat16 dtype). A bf16 value is the top 16 bits of a
 float32: sign, the same 8 exponent bits, 7 mantissa bits. Widening is exact (append 16 zero bits);
-narrowing drops 16 bits and rounds. Every NaN narrows to the one quiet NaN 0x7FC0, as PyTorch does.
+narrowing drops 16 bits and rounds. Every NaN narrows to the one quiet NaN 0x7FC0, as PyTorch's scalar
+conversion does (its vectorised CPU path gives 0xFFFF, CUDA's __float2bfloat16_rn 0x7FFF: NaNs all).
 
 These functions are written to be read, not to be fast, and deliberately differently from the kernels:
 they compare the dropped half with the halfway point instead of adding a rounding bias.
@@ -64,13 +65,24 @@ def round_stochastic(x, random16) -> np.ndarray:
 
 
 def rounding_margin(x) -> np.ndarray:
-    """How many float32 steps each value is from the nearest bf16 rounding boundary (halfway point).
-
-    A kernel whose float32 result differs from the exact one by fewer steps than this rounds to the same
-    bf16: the cases of puzzles that write bf16 keep every value at least ``MARGIN`` steps away.
-    """
+    """How many float32 steps each value is from the nearest bf16 rounding boundary (halfway point)."""
     dropped = float_bits(x).astype(np.int64) & 0xFFFF
     return np.abs(dropped - HALF)
 
 
-MARGIN = 256               # float32 steps kept between a puzzle's exact result and a bf16 boundary
+def boundary_distance(x) -> np.ndarray:
+    """The distance from each float32 value to the nearest bf16 rounding boundary, as a float64 number."""
+    x = np.asarray(x, dtype=np.float32)
+    return rounding_margin(x) * np.spacing(np.abs(x)).astype(np.float64)
+
+
+# A float32 computation of a value from operands of magnitude at most M is off by a few times 2^-24 M;
+# the puzzles that compare bf16 results bit for bit keep every exact result at least MARGIN * 2^-24 M from
+# a bf16 rounding boundary, so every float32-accurate kernel rounds it the same way.
+MARGIN = 256
+
+
+def off_boundaries(exact, magnitude) -> np.ndarray:
+    """True where float32(exact) is safely far from a bf16 rounding boundary, given the operands' size."""
+    exact = np.asarray(exact, dtype=np.float64)
+    return boundary_distance(exact.astype(np.float32)) >= MARGIN * 2.0**-24 * np.asarray(magnitude)

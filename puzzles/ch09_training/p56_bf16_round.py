@@ -42,7 +42,8 @@ NumPy has no bf16 type, so bf16 tensors here are `uint16` arrays of bit patterns
   all go one way and no bias builds up;
 * **NaN** (exponent all ones, mantissa not zero): write `0x{QUIET_NAN:04X}`. Rounding a NaN like a number
   can carry into the exponent: `0x7F800001` would become `0x7F80`, infinity; `0x7FFFFFFF` would wrap
-  past the sign to `0x8000`, minus zero.
+  past the sign to `0x8000`, minus zero. (Any NaN pattern would be correct bf16 — PyTorch's scalar
+  conversion picks `0x7FC0`, CUDA's `__float2bfloat16_rn` `0x7FFF` — this puzzle asks for `0x7FC0`.)
 
 Adding 1 to the kept half may carry into the exponent, and that is right: the largest float32 rounds to
 infinity, the largest subnormal to the smallest normal. One line does all the non-NaN cases:

@@ -13,7 +13,7 @@ from puzzles.rules import (
     no_atomics,
 )
 
-from .bf16 import MARGIN, bf16_to_float, round_nearest_even, rounding_margin
+from .bf16 import bf16_to_float, off_boundaries, round_nearest_even
 from .rules import float32_arithmetic_only
 
 TPB = 256
@@ -62,8 +62,9 @@ shrinking by 1 %: `w = [0.99 - 0.1, -0.495 + 0.1] = [0.89, -0.395]` (to 6 digits
 `p = [0x3F64, 0xBECA]` = `[0.890625, -0.39453125]`.
 
 **Precision:** compare `w, m, v` with rtol 1e-5, atol 1e-9 — float32 arithmetic is well within that.
-`p` is compared **bit for bit**: every case keeps the exact new `w` at least {MARGIN} float32 steps away
-from a bf16 rounding boundary, so any float32 computation of it rounds the same way.
+`p` is compared **bit for bit**: every case keeps the exact new `w` far enough from a bf16 rounding
+boundary (256 x 2^-24 of the size of `w` and its update, dozens of times a float32 kernel's error) that any
+float32 computation of it rounds the same way.
 
 **What's new:** a whole optimizer step fused into one memory pass, in mixed precision: bf16 in and out,
 fp32 in between.
@@ -114,16 +115,22 @@ def hyperparameters(step: int, lr: float = 1e-3, beta1: float = 0.9, beta2: floa
     return {name: np.float32(x) for name, x in zip(HYPER, values)}
 
 
-def keep_off_boundaries(rng: np.random.Generator, g_bits, w, m, v, hyper, step_fn, tries: int = 20):
-    """Redraw the master weights whose exact new value lies within MARGIN float32 steps of a bf16 rounding
-    boundary, so that ``p`` is the same for every float32-accurate kernel. Returns the adjusted ``w``."""
+def update_magnitude(w, new_w) -> np.ndarray:
+    """The size of the operands of the last line of the step: the old weight and the update."""
+    w = np.abs(np.asarray(w, dtype=np.float64))
+    return np.maximum(w, np.abs(new_w)) + np.abs(new_w - w)
+
+
+def keep_off_boundaries(rng: np.random.Generator, g_bits, w, m, v, hyper, step_fn, tries: int = 40):
+    """Redraw the master weights whose exact new value lies too near a bf16 rounding boundary (see
+    ``bf16.MARGIN``), so that ``p`` is the same for every float32-accurate kernel. Returns the new ``w``."""
     w = np.array(w, dtype=np.float32)
     for _ in range(tries):
         new_w = step_fn(g_bits, w, m, v, *(hyper[h] for h in HYPER))[0]
-        close = rounding_margin(new_w.astype(np.float32)) < MARGIN
+        close = ~off_boundaries(new_w, update_magnitude(w, new_w))
         if not close.any():
             return w
-        w[close] = (w[close] * np.float32(1.0 + rng.uniform(1e-3, 1e-2))).astype(np.float32)
+        w[close] = (w[close] * np.float32(1.0 + rng.uniform(1e-2, 1e-1)) + np.float32(1e-3)).astype(np.float32)
     raise AssertionError("could not keep the new weights away from bf16 rounding boundaries")
 
 
@@ -136,7 +143,7 @@ def _case(name: str, g, w, m, v, hyper: dict, note: str, rng: np.random.Generato
     if rng is not None:
         w = keep_off_boundaries(rng, g_bits, w, m, v, hyper, adamw_reference)
     new_w = adamw_reference(g_bits, w, m, v, *(hyper[h] for h in HYPER))[0]
-    assert (rounding_margin(new_w.astype(np.float32)) >= MARGIN).all(), name
+    assert off_boundaries(new_w, update_magnitude(w, new_w)).all(), name
     n = w.size
     buffers = {"p": np.full(n, SENTINEL, np.uint16), "g": g_bits, "w": w, "m": m, "v": v, **hyper}
     step = LaunchStep("adamw_kernel", (n + TPB - 1) // TPB, TPB, ("p", "g", *STATE, *HYPER),

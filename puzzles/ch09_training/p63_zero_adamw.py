@@ -13,8 +13,17 @@ from puzzles.rules import (
     no_atomics,
 )
 
-from .bf16 import MARGIN, bf16_to_float, round_nearest_even, rounding_margin
-from .p62_adamw import HYPER, SENTINEL, STATE, adamw_math, history, hyperparameters, keep_off_boundaries
+from .bf16 import bf16_to_float, off_boundaries, round_nearest_even
+from .p62_adamw import (
+    HYPER,
+    SENTINEL,
+    STATE,
+    adamw_math,
+    history,
+    hyperparameters,
+    keep_off_boundaries,
+    update_magnitude,
+)
 from .rules import float32_arithmetic_only
 
 TPB = 128
@@ -124,7 +133,7 @@ def _case(name: str, grads_real, w_real, m_real, v_real, ranks: int, hyper: dict
     if rng is not None:
         w = keep_off_boundaries(rng, g_bits, w, m, v, hyper, zero_reference)
     new_w = zero_reference(g_bits, w, m, v, *(hyper[h] for h in HYPER))[0]
-    assert (rounding_margin(new_w.astype(np.float32)) >= MARGIN).all(), name
+    assert off_boundaries(new_w, update_magnitude(w, new_w)).all(), name
     buffers = {"params": np.full((ranks, n), SENTINEL, np.uint16), "grads": g_bits, "w": w, "m": m, "v": v,
                **hyper}
     step = LaunchStep("zero_adamw_kernel", ((shard + TPB - 1) // TPB, ranks), TPB,
