@@ -64,11 +64,11 @@ gpusim runs (CUDA C has `__float_as_uint`). numba-cuda documents another way: al
 a kernel start at the same address, so two of them with different dtypes **alias**:
 
 ```python
-as_float = cuda.shared.array(0, numba.float32)   # the launch gives {SHARED_BYTES} bytes: one word per thread
-as_bits = cuda.shared.array(0, numba.uint32)     # the same words, read as uint32
+as_float = cuda.shared.array(0, numba.float32)  # {SHARED_BYTES} bytes: one word per thread
+as_bits = cuda.shared.array(0, numba.uint32)    # the same words, read as uint32
 as_float[t] = x[i]
-cuda.threadfence_block()      # the compiler does not know the arrays alias: keep the read after the write
-u = as_bits[t]                # the float's 32 bits
+cuda.threadfence_block()   # the compiler does not know they alias: read after the write
+u = as_bits[t]             # the float's 32 bits
 ```
 
 Each thread uses only its own word, so no barrier is needed. Write the rounding as a

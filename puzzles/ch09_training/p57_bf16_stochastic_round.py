@@ -43,8 +43,8 @@ So that results can be checked, the random numbers are given: `rand[s, i]` (uint
 for weight `i` at step `s`. Each thread owns one weight and, for every step `s = 0, 1, ...`:
 
 ```
-w (bf16 bits) --widen--> float32 --+ updates[s, i]--> float32 --round with rand[s, i]--> w (bf16 bits)
-               bits << 16           (a float32 add)              (u + r) >> 16, NaN -> 0x7FC0
+w (bf16) --widen--> float32 --+ updates[s, i]--> float32 --round, rand[s, i]--> w (bf16)
+          bits << 16            a float32 add             (u + r) >> 16, NaN -> 0x7FC0
 ```
 
 The weight is rounded back to bf16 **after every step**, as it would be stored between optimizer steps.

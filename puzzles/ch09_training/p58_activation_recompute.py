@@ -45,9 +45,9 @@ The backward pass needs `u1` and `u2`, so it needs `x` and `h`. `x` is the segme
 pass, which needs `t1 = tanh(...)` of `u1` for `gelu'(u1)` anyway: `h` is then two multiplications away.
 
 ```
-                 forward               kept between passes     backward                bytes / element
-store      read x, write h_saved, y      x, h_saved (8 B)    read x, h_saved, dy, write dx     28
-recompute  read x, write y               x          (4 B)    read x, dy, write dx              20
+           forward                  kept until backward   backward                   bytes/elem
+store      read x, write h_saved, y   x, h_saved (8 B)     read x, h_saved, dy; dx      28
+recompute  read x, write y            x          (4 B)     read x, dy; write dx         20
 ```
 
 (float32; the per-column vectors add a few bytes per column.) Storing costs 8 bytes of traffic and

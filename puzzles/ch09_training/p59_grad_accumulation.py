@@ -36,9 +36,9 @@ forward-and-backward passes instead of one.
 mean of the `K` gradients is not the batch gradient: micro-batch `k` must count `tokens[k] / sum(tokens)`.
 
 ```
-launch k = 0        acc = (tokens[0] / T) * grad[0]          T = tokens[0] + ... + tokens[K-1]
-launch k = 1        acc += (tokens[1] / T) * grad[1]
-...                 acc += ...                                (acc is fp32; grad[k] are bf16 bits)
+launch k = 0     acc  = (tokens[0] / T) * grad[0]      T = tokens[0] + ... + tokens[K-1]
+launch k = 1     acc += (tokens[1] / T) * grad[1]
+...              acc += ...                            acc fp32, grad[k] bf16 bits
 ```
 
 **Example:** `tokens = [3, 1]`, `grad[0] = [1, -2, 0.5]`, `grad[1] = [3, 2, -0.5]` give

@@ -34,10 +34,12 @@ gradients are garbage: **skip the step** and halve `S`. After `growth_interval` 
 double `S` to try a larger one again. That is PyTorch's `GradScaler`, in three launches:
 
 ```
-launch 1  find_inf_kernel(grads, found_inf)            found_inf[0] = 1 if any grads[i] is inf or NaN
+launch 1  find_inf_kernel(grads, found_inf)
+              found_inf[0] = 1 if any grads[i] is inf or NaN
 launch 2  sgd_step_kernel(w, grads, scale, found_inf, lr)
-              if found_inf[0] == 0:  w[i] -= lr * (float32(grads[i]) / scale[0])     else: w unchanged
-launch 3  update_scale_kernel(scale, growth_tracker, found_inf, growth_interval)       one thread
+              if found_inf[0] == 0:  w[i] -= lr * (float32(grads[i]) / scale[0])
+              else:                  w unchanged
+launch 3  update_scale_kernel(scale, growth_tracker, found_inf, growth_interval)   1 thread
               if found_inf[0]:  scale[0] *= {BACKOFF_FACTOR};  growth_tracker[0] = 0
               else:             growth_tracker[0] += 1
                                 if growth_tracker[0] == growth_interval:

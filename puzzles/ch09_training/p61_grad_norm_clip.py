@@ -37,10 +37,10 @@ The norm needs every element before any element can be scaled: three launches, b
 launch is the only barrier between blocks.
 
 ```
-launch 1  sumsq_kernel    grid ceil(n / {TPB})   block b: partials[b] = sum of grads[i]^2 over its {TPB} elements
-launch 2  norm_kernel     grid 1                 one block adds up all partials (a block-stride loop, then a
-                                                 tree), thread 0 writes norm[0] and coef[0]
-launch 3  clip_kernel     grid ceil(n / {TPB})   grads[i] *= coef[0]
+launch 1  sumsq_kernel  grid ceil(n / {TPB})  partials[b] = sum of grads[i]^2 over block b
+launch 2  norm_kernel   grid 1               one block adds all partials (a block-stride
+                                             loop, then a tree); thread 0 writes norm, coef
+launch 3  clip_kernel   grid ceil(n / {TPB})  grads[i] *= coef[0]
 ```
 
 **Why not atomics?** `cuda.atomic.add(total, 0, x)` from every block would give one launch less, but float

@@ -33,19 +33,19 @@ an **fp32 master copy** `w` of every weight — puzzle 57 showed why: a small up
 vanishes — and AdamW's two fp32 moments `m` and `v`. Per parameter:
 
 ```
-bf16 weight p   2 B  |  bf16 gradient g   2 B  |  fp32 master w   4 B  |  fp32 m   4 B  |  fp32 v   4 B
-                                                  '------------- optimizer state: 12 B -------------'
-                                                                                           total 16 B
+bf16 weight p  2 B | bf16 gradient g  2 B | fp32 master w  4 B | fp32 m  4 B | fp32 v  4 B
+                                            '-------- optimizer state: 12 B ---------'
+                                                                           total 16 B
 ```
 
 One AdamW step, per parameter, as PyTorch's `AdamW` does it (`t` is the step number, from 1):
 
     g  = float32(g_bf16)
-    w  = w * (1 - lr * weight_decay)              decoupled weight decay: shrinks w, not the gradient
+    w  = w * (1 - lr * weight_decay)       decoupled weight decay: shrinks w, not g
     m  = beta1 * m + (1 - beta1) * g
     v  = beta2 * v + (1 - beta2) * g * g
     w  = w - (lr / bias_correction1) * m / (sqrt(v) / sqrt(bias_correction2) + eps)
-    p  = bf16(w)                                  round to nearest even (puzzle 56)
+    p  = bf16(w)                           round to nearest even (puzzle 56)
 
 `bias_correction1 = 1 - beta1^t` and `bias_correction2 = 1 - beta2^t` are computed on the host and passed
 in: `m` and `v` start at zero, so early averages are too small by exactly that factor. `eps` goes **after**

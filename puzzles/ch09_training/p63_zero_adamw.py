@@ -66,7 +66,7 @@ holds the whole cluster's memory, laid out by rank: row `q` of `grads` and `para
 holds, row `r` of `w, m, v` is rank `r`'s shard, and row `r` of the grid is rank `r`'s work.
 
 ```
-grid (ceil(S / {TPB}), N):   block (bx, r), thread t  ->  j = bx * {TPB} + t (in the slice), k = r * S + j
+grid (ceil(S / {TPB}), N), block (bx, r), thread t:  j = bx * {TPB} + t,  k = r * S + j
    reads   grads[0..N-1, k]  (2N bytes),  w[r, j], m[r, j], v[r, j]  (12 bytes)
    writes  w[r, j], m[r, j], v[r, j]  (12 bytes),  params[0..N-1, k]  (2N bytes)
 ```
