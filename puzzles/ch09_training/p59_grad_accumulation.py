@@ -58,7 +58,8 @@ order, each with grid `ceil(n / {TPB})`, block {TPB} and {SHARED_BYTES} bytes of
 the bf16 widening (puzzle 57). `acc` float32 `(n,)`; `grad` uint16 `(K, n)`, bf16 bits, row `k` is
 micro-batch `k`'s gradient; `tokens` int32 `(K,)`, `K <= {MAX_MICRO}`, every count at least 1. Per launch
 each thread reads its element of `grad[k]` once, `acc` at most once, writes `acc` once, and may read
-`tokens` up to {MAX_MICRO + 1} times. (`n` is a multiple of 16 wherever `K > 1`, so that every row of
+`tokens` up to {MAX_MICRO + 1} times. `acc` is compared with rtol 1e-5 and atol 5e-8 (gradients here are
+about 1e-2; `K` float32 additions stay far inside that). (`n` is a multiple of 16 wherever `K > 1`, so that every row of
 `grad` starts on a 32-byte sector.)
 
 **Read more:** {READING}
@@ -96,7 +97,7 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         _case("one long, seven short K=8 n=512", rng.normal(0, 1e-2, (8, 512)),
               [4000, 3, 9, 1, 27, 81, 243, 5],
               "one micro-batch holds almost all the tokens"),
-        _case("equal micro-batches K=3 n=256", rng.normal(0, 1, (3, 256)), [128, 128, 128],
+        _case("equal micro-batches K=3 n=256", rng.normal(0, 1e-2, (3, 256)), [128, 128, 128],
               "equal counts: here the plain mean is right too"),
         _case("opposite signs K=2 n=208", np.stack([np.full(208, 0.75), np.full(208, -0.25)]), [1, 3],
               "0.75 * 1/4 - 0.25 * 3/4 = 0 exactly: the weights must cancel the gradients"),
@@ -142,6 +143,6 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
     rtol=1e-5,
-    atol=1e-8,
+    atol=5e-8,
     bench=bench,
 )
