@@ -128,6 +128,19 @@ def test_fresh_seeds_keep_worked_examples_and_make_valid_cases(module):
 
 
 @pytest.mark.parametrize("module", MODULES, ids=lambda m: m.PUZZLE.slug)
+def test_reference_earns_every_star_on_fresh_seeds(module):
+    """The judge draws new cases for every check: tolerances and bf16 margins must hold for any seed."""
+    import dataclasses
+
+    for seed in (7, 8):
+        rng_cases = dataclasses.replace(module.PUZZLE, make_cases=lambda rng=None, seed=seed:
+                                        module.PUZZLE.make_cases(np.random.default_rng(seed)))
+        result = check_file(rng_cases, ROOT / "solutions" / module.PUZZLE.solution_file)
+        assert result.passed and result.stars == result.max_stars, (seed, result.next_star,
+                                                                     [f.message for f in result.failures])
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.PUZZLE.slug)
 def test_bench_case_scales_with_n(module):
     n = 1 << 12
     case = module.PUZZLE.bench(n)
