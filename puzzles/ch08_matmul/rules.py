@@ -87,7 +87,8 @@ def shared_loads_per_fma(limit: float) -> Rule:
 def shared_memory_exactly(nbytes: int, what: str) -> Rule:
     def check(s: RunStats) -> str | None:
         if s.shared_bytes_per_block != nbytes:
-            return f"a block declares {s.shared_bytes_per_block} bytes of shared memory; {what} is {nbytes}"
+            return (f"a block declares {s.shared_bytes_per_block} bytes of shared memory; {what} take exactly "
+                    f"{nbytes}")
         return None
 
     return Rule(f"exactly {nbytes} bytes of shared memory per block ({what})", check)
