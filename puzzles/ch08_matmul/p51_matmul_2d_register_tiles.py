@@ -85,6 +85,7 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     shapes = [
         ((m_random, 16, 136), f"m = {m_random}, drawn at random, and n = 136: partial tiles both ways"),
         ((1, 8, 128), "one row, one slice"),
+        ((200, 8, 8), "tall and thin: two row blocks, each with 8 live columns"),
         ((128, 32, 128), "one full block, 4 slices: 32 FLOPs per byte exactly (judged)"),
     ]
     cases = [_case("worked example 2x2 @ 2x2", np.array([[1, 2], [3, 4]]), np.array([[0.5, -1], [2, 0.25]]),
