@@ -96,7 +96,7 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     shapes = [
         ((m_random, 16, 136), f"m = {m_random}, drawn at random, and n = 136: partial tiles both ways"),
         ((3, 8, 40), "three rows, forty columns: most threads own nothing"),
-        ((140, 8, 1), "one column of c (n = 1): every store is a lone lane"),
+        ((140, 8, 8), "eight columns: half of each row group's lanes have nothing to store"),
         ((128, 32, 128), "one full block, 4 slices (the ratios are judged here)"),
     ]
     cases = [_case("worked example 2x3 @ 3x2", np.array([[1, 2, 3], [4, 5, 6]]),
