@@ -55,7 +55,7 @@ def load(path: Path):
 def summary(ptx: str) -> str:
     local = sum(int(n) for n in re.findall(r"\.local \.align \d+ \.b8 \S+\[(\d+)\]", ptx))
     widths = {}
-    for space, vec, kind in re.findall(r"\bld\.(global|shared)(?:\.nc)?(\.v[24])?\.(\w+)", ptx):
+    for space, vec, _kind in re.findall(r"\bld\.(global|shared)(?:\.nc)?(\.v[24])?\.(\w+)", ptx):
         key = f"ld.{space}{vec}"
         widths[key] = widths.get(key, 0) + 1
     loads = ", ".join(f"{k} x{v}" for k, v in sorted(widths.items()))

@@ -21,7 +21,7 @@ Nsight Compute would.
 | 52 | conflict-free register tiles | bank conflicts → 0, stores coalesced again |
 | 53 | wide loads (four int8 per word) | load requests ÷ 4 for the same sectors |
 | 54 | double buffering | one barrier per k-step instead of two |
-| 55 | split-K | 4 blocks → 32 blocks, for 2·S·m·n·4 extra bytes |
+| 55 | split-K | 1 block → 8 blocks (32 × 32 × 1024, S = 8), for 2·S·m·n·4 extra bytes |
 
 The measure that runs through the chapter is **arithmetic intensity**: floating-point operations per byte
 moved. A GPU does about 20 float32 FLOPs in the time it moves one byte from DRAM, so a kernel below that

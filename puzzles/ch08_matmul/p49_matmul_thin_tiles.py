@@ -33,18 +33,17 @@ output of its tile of `c` — but it walks along `k` in **thin slices** of depth
 of `a` and a {BK} × {TILE} slice of `b` per step, {BUDGET} bytes of shared memory in all.
 
 ```
-                      b slice: {BK} x {TILE}, loaded by threads 512..1023
-                     +-----------------+
-                     |  k0 .. k0+{BK - 1}   |
-                     +-----------------+
-   a slice:          +-----------------+
-   {TILE} x {BK}         |                 |    for k0 in 0, {BK}, {2 * BK}, ...:
-  +------+           |   c tile        |        load both slices (zero past the edges)
-  |      |  ------>  |   {TILE} x {TILE}       |        barrier
-  |      |           |   thread (tx,ty)|        {BK} multiply-adds from shared memory
-  +------+           |   -> c[ty, tx]  |        barrier
- loaded by           +-----------------+
- threads 0..511
+                        b slice: 16 x 32, loaded by threads 512..1023
+                      +----------------------+
+                      |  rows k0 .. k0+15    |
+                      +----------------------+
+  a slice: 32 x 16    +----------------------+     for k0 in 0, 16, 32, ...:
+  loaded by           |                      |         load both slices (0 past the edges)
+  threads 0..511      |      c tile          |         barrier
+  +------------+      |      32 x 32         |         16 multiply-adds from shared memory
+  | cols k0 .. |  ->  |  thread (tx, ty)     |         barrier
+  |   k0+15    |      |  computes c[ty, tx]  |
+  +------------+      +----------------------+
 ```
 
 The slices hold {TILE * BK} + {BK * TILE} = 1024 values: exactly one per thread. So the thread that *loads* a

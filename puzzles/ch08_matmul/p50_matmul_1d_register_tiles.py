@@ -36,26 +36,27 @@ thread per output (4096 > 1024), so each of its {THREADS[0] * THREADS[1]} thread
 down a column**, kept in a small array of registers:
 
 ```
-            b slice ({BK} x {BN}): thread (tx, ty) loads b[k0 + ty, c0 + tx]
-           +-------------------------------+
-           |  sb[q, tx] -> one register bv |
-           +-------------------------------+
- a slice   +-------------------------------+
- ({BM} x {BK})  | ty = 0: rows 0..{TM - 1}  x . . .   |   thread (tx, ty) owns
- +----+    | ty = 1: rows {TM}..{2 * TM - 1}  x . . .   |   c[r0 + ty*{TM} + i, c0 + tx], i = 0..{TM - 1}
- |    |    |  ...            x             |   in acc[0..{TM - 1}]
- +----+    | ty = 7: rows {BM - TM}..{BM - 1}        |
-           +-------------------------------+
-   for q in 0..{BK - 1}:  bv = sb[q, tx];  for i in 0..{TM - 1}: acc[i] += sa[ty*{TM} + i, q] * bv
+              b slice (8 x 64): thread (tx, ty) loads b[k0 + ty, c0 + tx]
+            +------------------------------------+
+            |   sb[q, tx]  ->  one register bv   |
+            +------------------------------------+
+  a slice   +------------------------------------+
+  (64 x 8)  |  ty = 0: rows  0..7     x          |   thread (tx, ty) owns
+  +-----+   |  ty = 1: rows  8..15    x          |   c[r0 + ty*8 + i, c0 + tx],  i = 0..7,
+  |     |   |  ...                    x          |   in acc[0..7]
+  |     |   |  ty = 7: rows 56..63    x          |
+  +-----+   +------------------------------------+
+                                   column tx
+  for q in 0..7:   bv = sb[q, tx];   for i in 0..7:   acc[i] += sa[ty*8 + i, q] * bv
 ```
 
 **Two numbers move.** The intensity of a `BM × BN` tile is `2·BM·BN·BK / (4·BK·(BM + BN))` =
 `BM·BN / (2(BM + BN))`: **{INTENSITY:g} FLOPs per byte loaded**, twice puzzle 49's 8. And the shared-memory
 instructions per multiply-add fall: puzzle 49 read two values from shared memory for each multiply-add;
 here `bv` is read once and used {TM} times, so it is `(1 + {TM}) / {TM}` = **{LOADS_PER_FMA:g}**. Shared memory is
-fast, but a warp can issue only so many load instructions per cycle; this is what bounded puzzle 49 on a
-GPU. The worklog measured 2,980 GFLOP/s for the one-output kernel and 8,475 GFLOP/s for this one
-(RTX A6000).
+fast, but an SM issues only so many shared-memory instructions per cycle: the worklog's profile of the
+one-output kernel shows its warps stalled waiting on that pipe. It measured 2,980 GFLOP/s for that
+kernel and 8,475 GFLOP/s for this one (RTX A6000).
 
 **Loading.** The two slices hold {BM * BK} + {BK * BN} values, one each per thread: thread
 `t = ty * {BN} + tx` loads `sa[t // {BK}, t % {BK}]`, and `sb[ty, tx]` — neighbouring threads, neighbouring

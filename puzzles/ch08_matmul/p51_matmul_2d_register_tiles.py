@@ -34,13 +34,15 @@ values of the `a` slice and {TN} of the `b` slice from shared memory into regist
 {TM} × {TN} multiply-adds between them — an outer product:
 
 ```
-                        rb[0..{TN - 1}] = sb[q, tx*{TN} .. tx*{TN}+{TN - 1}]
-                              +-+-+-+-+-+-+-+-+
-                              | | | | | | | | |
-   ra[0..{TM - 1}] =                +-+-+-+-+-+-+-+-+
-   sa[ty*{TM} .. ty*{TM}+{TM - 1}, q]  +-+   acc[i, j] += ra[i] * rb[j]      thread (tx, ty) owns
-                            | |   for i in 0..{TM - 1}, j in 0..{TN - 1}        c[r0 + ty*{TM} + i,
-                            +-+   64 multiply-adds for 16 loads       c0 + tx*{TN} + j]
+                                 rb = sb[q, tx*8 .. tx*8 + 7]        (8 registers)
+                                +--+--+--+--+--+--+--+--+
+                                |  |  |  |  |  |  |  |  |
+                                +--+--+--+--+--+--+--+--+
+  ra = sa[ty*8 .. ty*8 + 7, q]  +--+
+  (8 registers)                 |  |   acc[i, j] += ra[i] * rb[j]  for i, j in 0..7:
+                                |  |   64 multiply-adds for 16 loads from shared memory
+                                +--+
+  thread (tx, ty) owns c[r0 + ty*8 + i, c0 + tx*8 + j], in acc[0..7, 0..7]
 ```
 
 **The numbers.** Intensity `BM·BN / (2(BM + BN))` = **{INTENSITY:g} FLOPs per byte loaded** (puzzle 50: 16);

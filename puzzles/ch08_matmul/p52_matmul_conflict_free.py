@@ -50,8 +50,8 @@ are 64 words apart: same bank). That is 32 conflicts per warp per step `q`. And 
 `c[r, c0 + tx*{TN} + j]` sends 32 lanes to 32 different sectors (16 columns 32 bytes apart, 2 rows): 8 times
 the ideal.
 
-**The fix: interleave.** Let thread `(tx, ty)` own columns `tx + {THREADS[0]}·j` and rows `ty + {THREADS[1]}·i` instead of
-`tx·{TN} + j` and `ty·{TM} + i`. The tile is the same, the threads share it out differently:
+**The fix: interleave.** Let thread `(tx, ty)` own columns `tx + {THREADS[0]}·j` and rows `ty + {THREADS[1]}·i`
+instead of `tx·{TN} + j` and `ty·{TM} + i`. The tile is the same, the threads share it out differently:
 
 ```
  blocked (puzzle 51):  thread tx owns columns  8tx, 8tx+1, ..., 8tx+7     a warp reads words 8 apart

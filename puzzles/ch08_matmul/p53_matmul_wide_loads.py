@@ -1,8 +1,10 @@
 """Puzzle 53 — Wide loads: four int8 values per 32-bit load; a quarter of the requests for the same sectors.
 
-numba-cuda has no float4 load over a float32 array in the kernel subset gpusim runs (no vector types, no
-reinterpreting casts), so this step widens the load the honest way that subset allows: int8 operands packed
-four to an int32 word, as int8 GEMMs store them. The counted requests really drop, on gpusim and on a GPU.
+numba-cuda has no float4 load. Its nearest thing for float32 data — a uint64 view of the matrix, split with
+``numba.uint32(w & 0xFFFFFFFF).view(numba.float32)`` (one ``ld.global.u64`` and two ``mov.b32`` in the PTX) —
+needs a reinterpreting scalar ``.view``, which gpusim does not run yet. So this step widens the load the honest
+way the simulator's subset allows: int8 operands packed four to an int32 word, as int8 GEMMs store them. The
+counted requests really drop, on gpusim and on a GPU.
 """
 
 from __future__ import annotations
@@ -38,10 +40,12 @@ DESCRIPTION = f"""\
 # Puzzle 53 — Wide loads: four int8 values per word
 
 The worklog's next step loads `float4`s: one 128-bit instruction fetches four floats, so a warp issues a
-quarter of the load instructions for the same bytes. numba-cuda offers no such load on a float32 array in
-the kernels this simulator runs (no vector types, no reinterpreting casts), so this puzzle makes the same
-move with the data type where it is native: **int8**. Four int8 values fit in one int32 word, and an int8
-GEMM keeps its operands packed that way.
+quarter of the load instructions for the same bytes. numba-cuda has no such load. The most it can do for
+float32 is two at a time — view the matrix as uint64 and split each word with
+`numba.uint32(w & 0xFFFFFFFF).view(numba.float32)` — and this simulator does not run that reinterpreting
+`.view` yet. (Viewing it as complex64 does not help: numba loads the two halves separately.) So this
+puzzle makes the same move where it needs no reinterpretation: **int8**. Four int8 values fit in one
+int32 word, and an int8 GEMM keeps its operands packed that way.
 
 Compute `c = a @ b` **exactly, in integers**, for int8 `a` (`m × k`) and `b` (`k × n`). You get them packed:
 
@@ -66,7 +70,7 @@ Same sectors, **a quarter of the requests** — and of the shared-memory stores,
 issue them. (A GPU's float4 goes one step further: 16 sectors per request.) The checker wants exactly 4
 sectors per load request.
 
-**Tiles.** Block `(tx, ty)` of {TILE} × {TILE} threads owns a {TILE} × {TILE} tile of `c`. Per step, thread
+**Tiles.** A block of {TILE} × {TILE} threads owns a {TILE} × {TILE} tile of `c`. Per step, thread
 `(tx, ty)` loads one word of each operand: `sa[ty, tx] = a4[r0 + ty, w0 + tx]` and
 `sb[ty, tx] = b4[c0 + ty, w0 + tx]` (0 for rows past the edge). Then it multiplies `sa[ty, w]` with
 `sb[tx, w]` for `w = 0..{WORDS - 1}`, four byte products each. `sb[tx, w]` walks *down* the tile: 32 words

@@ -34,15 +34,15 @@ READING = ("*Efficient GEMM in CUDA* — the CUTLASS documentation, section *Par
 DESCRIPTION = f"""\
 # Puzzle 55 — Split-K
 
-`c = a @ b` for a **small, deep** problem: `c` is 32 × 32 or 64 × 64 but `k` is 1024. Tiled as in
-puzzle 49, that is 1 or 4 blocks — on a GPU with 132 SMs, 128 of them idle. **Split-K** cuts `k` into `S`
-slices, gives each slice its own blocks, and adds the `S` partial products afterwards:
+`c = a @ b` for a **small, deep** problem: `c` is 32 × 32 but `k` is 1024. Tiled as in puzzle 49 that
+is one block, and an H200 has 132 SMs: 131 of them idle. **Split-K** cuts `k` into `S` slices, gives each
+slice its own blocks, and adds the `S` partial products afterwards:
 
 ```
- launch 1: grid (ceil(n/{TILE}), ceil(m/{TILE}), S)           launch 2: one thread per element of c
-   block (x, y, z) multiplies slice z of k:                  c[r, j] = part[0, r, j] + part[1, r, j]
-   part[z] = a[:, z*L : (z+1)*L] @ b[z*L : (z+1)*L, :]                 + ... + part[S-1, r, j]
-   (L = slice_k, a multiple of {BK}; the last slices may be short or empty)
+ launch 1: grid (ceil(n/32), ceil(m/32), S)              launch 2: one thread per element of c
+   block (x, y, z) multiplies slice z of k:                c[r, j] = part[0, r, j] + part[1, r, j]
+   part[z] = a[:, z*L : (z+1)*L] @ b[z*L : (z+1)*L, :]             + ... + part[S-1, r, j]
+   L = slice_k, a multiple of 16; the last slices may be short, or empty
 ```
 
 **Example.** `a = [[1, 1, ..., 1], [1, -1, 1, -1, ...]]` (2 × 32), `b[q, 0] = q`, `b[q, 1] = 1`, `S = 2`,
@@ -51,8 +51,8 @@ slices, gives each slice its own blocks, and adds the `S` partial products after
 
 **What it costs.** The workspace `part` is written once and read once: `2·S·m·n·4` extra bytes. With
 `m = n = 32`, `k = 1024`, `S = 8` the tiles load 256 KiB (8 FLOPs per byte, as in puzzle 49) and the
-workspace adds 32 KiB of reads: **7.1 FLOPs per byte loaded** over both launches. Worth it when the blocks would
-otherwise idle; cuBLAS picks `S` from the shape.
+workspace adds 32 KiB of reads: **7.1 FLOPs per byte loaded** over both launches. Worth it when the
+blocks would otherwise idle; cuBLAS picks `S` from the shape.
 
 **What it does to the numbers.** A float32 sum depends on the order of its additions. Split-K adds each
 slice's products in a chain of `L`, then the `S` partials: a different order from one long chain of `k`,
@@ -69,7 +69,8 @@ One case uses real-valued data; the checker allows {TOLERANCE} there (every prod
 **Launch:** 1. `matmul_partial(a, b, part, slice_k)`: blocks of ({TILE}, {TILE}) threads, grid
 `(ceil(n / {TILE}), ceil(m / {TILE}), S)`; `part` is `S × m × n` float32 (filled with NaN: every element must
 be written, zeros for an empty slice). 2. `sum_slices(part, c)`: blocks of {TPB} threads, `ceil(m * n / {TPB})`
-blocks. No atomics; float32; at most {BUDGET} bytes of shared memory; `S <= {S_MAX}`.
+blocks. No atomics; float32; at most {BUDGET} bytes of shared memory; `S <= {S_MAX}`. The intensity is judged on
+cases of at least {MIN_FLOPS:,} FLOPs.
 
 **Read more:** {READING}
 """
