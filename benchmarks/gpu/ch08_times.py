@@ -14,7 +14,8 @@ one change (the same changes tests/puzzles/test_ch08_matmul_stars.py makes):
 * 53 unpadded: the b word tile without its padding column (32-way bank conflicts)
 
 Runs on the CPU too, for a smoke test, under numba's simulator at a tiny size:
-``NUMBA_ENABLE_CUDASIM=1 python benchmarks/gpu/ch08_times.py --side 128 --repeat 1`` (times meaningless).
+``NUMBA_ENABLE_CUDASIM=1 python benchmarks/gpu/ch08_times.py --side 64 --repeat 1 --only matmul-coalesced
+matmul-conflict-free`` (times meaningless; split-K's bench has k = 4096, far too slow for the simulator).
 """
 
 from __future__ import annotations
@@ -136,9 +137,10 @@ def main() -> int:
     ap.add_argument("--side", type=int, default=4096, help="c is about side x side")
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--json")
+    ap.add_argument("--only", nargs="*", help="puzzle slugs")
     args = ap.parse_args()
     rows, bad = [], 0
-    for puzzle in (p for p in all_puzzles() if p.chapter == 8):
+    for puzzle in (p for p in all_puzzles() if p.chapter == 8 and (not args.only or p.slug in args.only)):
         case = puzzle.bench(args.side * args.side)
         reference = (ROOT / "solutions" / puzzle.solution_file).read_text()
         kernels = [("reference", reference)]
