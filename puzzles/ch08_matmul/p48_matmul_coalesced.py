@@ -7,7 +7,7 @@ import numpy as np
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import max_global_reads_per_thread, max_global_writes_per_thread, no_shared
 
-from .matrices import bench_side, ceil_div, eighths, exact_product, generator
+from .matrices import ceil_div, generator, matmul_buffers, random_cases, spec, square_bench
 from .rules import float32_only, sectors_per_request
 
 TPB = 256            # threads per block, one output element per thread, a 1-D launch
@@ -62,22 +62,16 @@ kernel gets `a`, `b`, `c` (sizes from `a.shape` and `b.shape`). No shared memory
 """
 
 
-def spec(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> dict[str, np.ndarray]:
-    return {"c": exact_product(a, b)}
-
-
-def _case(name: str, a: np.ndarray, b: np.ndarray, note: str) -> Case:
-    a, b = np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)
-    (m, k), (k2, n) = a.shape, b.shape
-    assert k == k2 and n % 32 == 0, (a.shape, b.shape)
-    c = np.full((m, n), np.nan, np.float32)
+def _case(name: str, a, b, note: str) -> Case:
+    buffers = matmul_buffers(a, b)
+    m, n = buffers["c"].shape
+    assert n % 32 == 0, "a warp must not straddle two rows of c: the exact counts depend on it"
     step = LaunchStep("matmul_naive", grid=ceil_div(m * n, TPB), block=TPB, args=("a", "b", "c"))
-    return Case(name, {"a": a, "b": b, "c": c}, (step,), note)
+    return Case(name, buffers, (step,), note)
 
 
 def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     rng = generator(rng, 48)
-    example_b = np.arange(32)[None, :] - np.arange(3)[:, None]
     m_random = int(rng.integers(2, 40))
     shapes = [
         ((37, 33, 32), "m * n = 1184: the last block has 160 threads with work and 96 without; k odd"),
@@ -87,20 +81,16 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         ((96, 16, 160), "tall and wide: 60 blocks"),
         ((128, K_MAX, 128), f"the longest loop, k = {K_MAX}: 64 blocks, exact counts judged here too"),
     ]
-    cases = [_case("worked example 2x3 @ 3x32", np.array([[1, 2, 3], [4, 5, 6]]), example_b,
-                   "the example from the description: c[0, j] = 6j - 8, c[1, j] = 15j - 17")]
-    for (m, k, n), note in shapes:
-        assert k <= K_MAX
-        cases.append(_case(f"random {m}x{k} @ {k}x{n}", eighths(rng, (m, k)), eighths(rng, (k, n)), note))
-    return tuple(cases)
+    assert all(k <= K_MAX for (_, k, _), _ in shapes)
+    example = _case("worked example 2x3 @ 3x32", np.array([[1, 2, 3], [4, 5, 6]]),
+                    np.arange(32)[None, :] - np.arange(3)[:, None],
+                    "the example from the description: c[0, j] = 6j - 8, c[1, j] = 15j - 17")
+    return random_cases(rng, example, shapes, _case)
 
 
 def bench(n: int) -> Case:
     """Graduate mode: a square matmul with about ``n`` outputs (k = the side), one thread per output."""
-    side = bench_side(n, 32)
-    rng = np.random.default_rng(48)
-    return _case(f"bench {side}x{side} @ {side}x{side}", eighths(rng, (side, side)), eighths(rng, (side, side)),
-                 "graduate mode: one thread per output")
+    return square_bench(_case, n, 32, 48)
 
 
 PUZZLE = Puzzle(

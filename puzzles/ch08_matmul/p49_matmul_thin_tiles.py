@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzles.model import Case, LaunchStep, Puzzle, Star
+from puzzles.model import Case, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
     max_global_writes_per_thread,
@@ -13,7 +13,7 @@ from puzzles.rules import (
     shared_memory_budget,
 )
 
-from .matrices import bench_side, ceil_div, eighths, exact_product, generator
+from .matrices import generator, random_cases, spec, square_bench, tiled_case
 from .rules import MIN_FLOPS, float32_only, load_intensity
 
 TILE = 32                        # the block computes a TILE x TILE tile of c, one output per thread
@@ -69,18 +69,8 @@ Shared memory at most {BUDGET} bytes per block; float32 arithmetic; each thread 
 """
 
 
-def spec(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> dict[str, np.ndarray]:
-    return {"c": exact_product(a, b)}
-
-
-def _case(name: str, a: np.ndarray, b: np.ndarray, note: str) -> Case:
-    a, b = np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)
-    (m, k), (k2, n) = a.shape, b.shape
-    assert k == k2, (a.shape, b.shape)
-    c = np.full((m, n), np.nan, np.float32)
-    grid = (ceil_div(n, TILE), ceil_div(m, TILE))
-    step = LaunchStep("matmul_tiled", grid=grid, block=(TILE, TILE), args=("a", "b", "c"))
-    return Case(name, {"a": a, "b": b, "c": c}, (step,), note)
+def _case(name: str, a, b, note: str) -> Case:
+    return tiled_case(name, a, b, note, "matmul_tiled", (TILE, TILE), (TILE, TILE))
 
 
 def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
@@ -94,19 +84,14 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         ((64, 128, 64), "4 full blocks, 8 slices each: 8 FLOPs per byte exactly (intensity judged)"),
         ((32, 256, 64), "a long k: 16 slices, 2 blocks (intensity judged)"),
     ]
-    cases = [_case("worked example 2x2 @ 2x3", np.array([[1, 2], [3, 4]]), np.array([[5, 6, 7], [8, 9, 10]]),
-                   "the example from the description")]
-    for (m, k, n), note in shapes:
-        cases.append(_case(f"random {m}x{k} @ {k}x{n}", eighths(rng, (m, k)), eighths(rng, (k, n)), note))
-    return tuple(cases)
+    example = _case("worked example 2x2 @ 2x3", np.array([[1, 2], [3, 4]]), np.array([[5, 6, 7], [8, 9, 10]]),
+                    "the example from the description")
+    return random_cases(rng, example, shapes, _case)
 
 
 def bench(n: int) -> Case:
     """Graduate mode: a square matmul with about ``n`` outputs and k = the side."""
-    side = bench_side(n, TILE)
-    rng = np.random.default_rng(49)
-    return _case(f"bench {side}x{side} @ {side}x{side}", eighths(rng, (side, side)), eighths(rng, (side, side)),
-                 "graduate mode")
+    return square_bench(_case, n, TILE, 49)
 
 
 PUZZLE = Puzzle(

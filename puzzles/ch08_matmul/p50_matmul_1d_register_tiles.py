@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzles.model import Case, LaunchStep, Puzzle, Star
+from puzzles.model import Case, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
     max_global_writes_per_thread,
@@ -13,7 +13,7 @@ from puzzles.rules import (
     shared_memory_budget,
 )
 
-from .matrices import bench_side, ceil_div, eighths, exact_product, generator
+from .matrices import generator, random_cases, spec, square_bench, tiled_case
 from .rules import MIN_FLOPS, float32_only, load_intensity, shared_loads_per_fma
 
 BM = 64                          # rows of c per block
@@ -74,18 +74,8 @@ writes up to {TM}). The ratios are judged on cases of at least {MIN_FLOPS:,} FLO
 """
 
 
-def spec(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> dict[str, np.ndarray]:
-    return {"c": exact_product(a, b)}
-
-
-def _case(name: str, a: np.ndarray, b: np.ndarray, note: str) -> Case:
-    a, b = np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)
-    (m, k), (k2, n) = a.shape, b.shape
-    assert k == k2, (a.shape, b.shape)
-    c = np.full((m, n), np.nan, np.float32)
-    grid = (ceil_div(n, BN), ceil_div(m, BM))
-    step = LaunchStep("matmul_1d_tiles", grid=grid, block=THREADS, args=("a", "b", "c"))
-    return Case(name, {"a": a, "b": b, "c": c}, (step,), note)
+def _case(name: str, a, b, note: str) -> Case:
+    return tiled_case(name, a, b, note, "matmul_1d_tiles", (BM, BN), THREADS)
 
 
 def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
@@ -98,19 +88,14 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         ((64, 128, 64), "one full block, 16 slices: 16 FLOPs per byte exactly (judged)"),
         ((128, 64, 128), "4 full blocks (judged)"),
     ]
-    cases = [_case("worked example 3x2 @ 2x2", np.array([[1, 0.5], [-1, 2], [0, 3]]),
-                   np.array([[2, 1], [4, -1]]), "the example from the description")]
-    for (m, k, n), note in shapes:
-        cases.append(_case(f"random {m}x{k} @ {k}x{n}", eighths(rng, (m, k)), eighths(rng, (k, n)), note))
-    return tuple(cases)
+    example = _case("worked example 3x2 @ 2x2", np.array([[1, 0.5], [-1, 2], [0, 3]]),
+                    np.array([[2, 1], [4, -1]]), "the example from the description")
+    return random_cases(rng, example, shapes, _case)
 
 
 def bench(n: int) -> Case:
     """Graduate mode: a square matmul with about ``n`` outputs and k = the side."""
-    side = bench_side(n, BM)
-    rng = np.random.default_rng(50)
-    return _case(f"bench {side}x{side} @ {side}x{side}", eighths(rng, (side, side)), eighths(rng, (side, side)),
-                 "graduate mode")
+    return square_bench(_case, n, BM, 50)
 
 
 PUZZLE = Puzzle(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzles.model import Case, LaunchStep, Puzzle, Star
+from puzzles.model import Case, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
     max_global_writes_per_thread,
@@ -14,7 +14,7 @@ from puzzles.rules import (
     shared_memory_budget,
 )
 
-from .matrices import bench_side, ceil_div, eighths, exact_product, generator
+from .matrices import generator, random_cases, spec, square_bench, tiled_case
 from .rules import float32_only, load_intensity, shared_loads_per_fma
 
 BM = 128
@@ -76,18 +76,8 @@ arithmetic; the constraints keep 51's {INTENSITY:g} FLOPs per byte and {LOADS_PE
 """
 
 
-def spec(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> dict[str, np.ndarray]:
-    return {"c": exact_product(a, b)}
-
-
-def _case(name: str, a: np.ndarray, b: np.ndarray, note: str) -> Case:
-    a, b = np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)
-    (m, k), (k2, n) = a.shape, b.shape
-    assert k == k2, (a.shape, b.shape)
-    c = np.full((m, n), np.nan, np.float32)
-    grid = (ceil_div(n, BN), ceil_div(m, BM))
-    step = LaunchStep("matmul_conflict_free", grid=grid, block=THREADS, args=("a", "b", "c"))
-    return Case(name, {"a": a, "b": b, "c": c}, (step,), note)
+def _case(name: str, a, b, note: str) -> Case:
+    return tiled_case(name, a, b, note, "matmul_conflict_free", (BM, BN), THREADS)
 
 
 def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
@@ -99,19 +89,14 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         ((140, 8, 8), "eight columns: half of each row group's lanes have nothing to store"),
         ((128, 32, 128), "one full block, 4 slices (the ratios are judged here)"),
     ]
-    cases = [_case("worked example 2x3 @ 3x2", np.array([[1, 2, 3], [4, 5, 6]]),
-                   np.array([[1, 2], [0, 1], [-1, 3]]), "the example from puzzle 14: c = [[-2, 13], [-2, 31]]")]
-    for (m, k, n), note in shapes:
-        cases.append(_case(f"random {m}x{k} @ {k}x{n}", eighths(rng, (m, k)), eighths(rng, (k, n)), note))
-    return tuple(cases)
+    example = _case("worked example 2x3 @ 3x2", np.array([[1, 2, 3], [4, 5, 6]]),
+                    np.array([[1, 2], [0, 1], [-1, 3]]), "the example from puzzle 14: c = [[-2, 13], [-2, 31]]")
+    return random_cases(rng, example, shapes, _case)
 
 
 def bench(n: int) -> Case:
     """Graduate mode: a square matmul with about ``n`` outputs and k = the side."""
-    side = bench_side(n, BM)
-    rng = np.random.default_rng(52)
-    return _case(f"bench {side}x{side} @ {side}x{side}", eighths(rng, (side, side)), eighths(rng, (side, side)),
-                 "graduate mode")
+    return square_bench(_case, n, BM, 52)
 
 
 PUZZLE = Puzzle(

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzles.model import Case, LaunchStep, Puzzle, Star
+from puzzles.model import Case, Puzzle, Star
 from puzzles.rules import ideal_coalescing, max_global_writes_per_thread, must_use_shared, no_bank_conflicts
 
-from .matrices import bench_side, ceil_div, eighths, exact_product, generator
+from .matrices import generator, random_cases, spec, square_bench, tiled_case
 from .rules import MIN_FLOPS, float32_only, load_intensity, shared_loads_per_fma, shared_memory_exactly
 
 BM = 64
@@ -65,18 +65,8 @@ float32 arithmetic. Ratios judged on cases of at least {MIN_FLOPS:,} FLOPs.
 """
 
 
-def spec(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> dict[str, np.ndarray]:
-    return {"c": exact_product(a, b)}
-
-
-def _case(name: str, a: np.ndarray, b: np.ndarray, note: str) -> Case:
-    a, b = np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)
-    (m, k), (k2, n) = a.shape, b.shape
-    assert k == k2, (a.shape, b.shape)
-    c = np.full((m, n), np.nan, np.float32)
-    grid = (ceil_div(n, BN), ceil_div(m, BM))
-    step = LaunchStep("matmul_double_buffered", grid=grid, block=THREADS, args=("a", "b", "c"))
-    return Case(name, {"a": a, "b": b, "c": c}, (step,), note)
+def _case(name: str, a, b, note: str) -> Case:
+    return tiled_case(name, a, b, note, "matmul_double_buffered", (BM, BN), THREADS)
 
 
 def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
@@ -88,19 +78,14 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         ((64, 16, 64), "two slices: the prefetch runs once, into buffer 1"),
         ((64, 128, 64), "16 slices, each buffer reused 8 times (ratios judged)"),
     ]
-    cases = [_case("worked example 3x2 @ 2x2", np.array([[1, 0.5], [-1, 2], [0, 3]]),
-                   np.array([[2, 1], [4, -1]]), "puzzle 50's example: c = [[4, 0.5], [6, -3], [12, -3]]")]
-    for (m, k, n), note in shapes:
-        cases.append(_case(f"random {m}x{k} @ {k}x{n}", eighths(rng, (m, k)), eighths(rng, (k, n)), note))
-    return tuple(cases)
+    example = _case("worked example 3x2 @ 2x2", np.array([[1, 0.5], [-1, 2], [0, 3]]),
+                    np.array([[2, 1], [4, -1]]), "puzzle 50's example: c = [[4, 0.5], [6, -3], [12, -3]]")
+    return random_cases(rng, example, shapes, _case)
 
 
 def bench(n: int) -> Case:
-    """Graduate mode: a square matmul with about ``n`` outputs and k = the side (compare with puzzle 50)."""
-    side = bench_side(n, BM)
-    rng = np.random.default_rng(54)
-    return _case(f"bench {side}x{side} @ {side}x{side}", eighths(rng, (side, side)), eighths(rng, (side, side)),
-                 "graduate mode")
+    """Graduate mode: a square matmul with about ``n`` outputs and k = the side."""
+    return square_bench(_case, n, BM, 54)
 
 
 PUZZLE = Puzzle(
