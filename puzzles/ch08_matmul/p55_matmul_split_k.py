@@ -158,8 +158,8 @@ PUZZLE = Puzzle(
     hints=(
         "Launch 1 is puzzle 49's kernel restricted to `k0` in `[z * slice_k, min(k, (z + 1) * slice_k))` with "
         "`z = cuda.blockIdx.z`; it stores its tile to `part[z]` instead of `c`. Launch 2 adds `part[0..S-1]`.",
-        "In launch 1 loop `for k0 in range(lo, hi, BK)` and guard the loads with `k0 + q < hi` (not `< k`): "
-        "the next slice's values belong to another block. An empty slice's loop runs zero times and stores 0.",
+        "In launch 1 loop `for k0 in range(lo, hi, BK)` and guard the loads with `k0 + q < hi`, the end of this "
+        "block's slice. An empty slice's loop runs zero times, and the block still stores its zeros.",
         "Launch 2: `t = cuda.grid(1)`; if `t < m * n`: `r, j = t // n, t % n`; "
         "`acc = numba.float32(0.0)`; `for z in range(part.shape[0]): acc += part[z, r, j]`; `c[r, j] = acc`.",
     ),
