@@ -91,7 +91,8 @@ SUM_BY_COLUMN = variant(p55_matmul_split_k, ("        r = t // n\n        j = t 
     (p49_matmul_thin_tiles, B_FROM_GLOBAL, 1, "FLOPs per byte"),
     (p49_matmul_thin_tiles, A_SLICE_TRANSPOSED, 2, "bank conflict"),
     (p50_matmul_1d_register_tiles, BV_IN_LOOP, 2, "shared-memory load instructions"),
-    (p51_matmul_2d_register_tiles, NO_REGISTER_CACHE, 2, "shared-memory load instructions"),
+    pytest.param(p51_matmul_2d_register_tiles, NO_REGISTER_CACHE, 2, "shared-memory load instructions",
+                 marks=pytest.mark.slow),    # twice the shared loads of the reference: ~5 s
     (p52_matmul_conflict_free, BLOCKED_OWNERSHIP, 1, "sectors where"),
     (p52_matmul_conflict_free, COLUMNS_ONLY, 2, "bank conflict"),
     (p52_matmul_conflict_free, _transposed_a(0), 2, "bank conflict"),
