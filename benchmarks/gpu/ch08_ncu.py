@@ -65,8 +65,8 @@ def launches():
                          ("NT = TX * TY ", "APAD = BM + 0\nNT = TX * TY "),
                          ("sa = cuda.shared.array((BM, BK), numba.float32)",
                           "sa = cuda.shared.array((BK, APAD), numba.float32)"),
-                         ("                sa[i, q] = a[r0 + i, k0 + q]", "                sa[q, i] = a[r0 + i, k0 + q]"),
-                         ("                sa[i, q] = 0.0", "                sa[q, i] = 0.0"),
+                         ("sa[i, q] = a[r0 + i, k0 + q]", "sa[q, i] = a[r0 + i, k0 + q]"),
+                         ("sa[i, q] = 0.0", "sa[q, i] = 0.0"),
                          ("ra[i] = sa[ty + TY * i, q]", "ra[i] = sa[q, ty * TM + i]"),
                          ("r = r0 + ty + TY * i", "r = r0 + ty * TM + i"))
     wide = p53_matmul_wide_loads._case("ncu", p53_matmul_wide_loads._int8(rng, (64, 256)),
