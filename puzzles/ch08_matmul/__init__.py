@@ -25,8 +25,8 @@ Nsight Compute would.
 
 The measure that runs through the chapter is **arithmetic intensity**: floating-point operations per byte
 moved. An H100 does about 20 float32 FLOPs in the time it moves one byte from DRAM (67 TFLOP/s against
-3.35 TB/s, puzzle 20), so a kernel below that ratio waits on memory. Tiling raises the ratio by reusing every loaded value many times — first from shared
-memory, then from registers.
+3.35 TB/s, puzzle 20), so a kernel below that ratio waits on memory. Tiling raises the ratio by reusing
+every loaded value many times — first from shared memory, then from registers.
 
 Every value in the test cases is a multiple of 1/8, so every float32 sum is exact and the checker compares
 bit for bit, whatever order you add in. Puzzle 55 drops that crutch and shows what order does to real data.
