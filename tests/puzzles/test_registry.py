@@ -121,7 +121,7 @@ def test_unknown_number_says_the_range(three):
 # --- the real puzzle modules -----------------------------------------------------------------------------
 
 CHAPTER_NUMBERS = {1: range(1, 8), 2: range(8, 15), 3: range(15, 21), 4: range(21, 25), 5: range(25, 28),
-                   6: range(28, 33), 7: range(33, 48), 9: range(56, 64), 11: range(72, 81)}
+                   6: range(28, 33), 7: range(33, 48), 8: range(48, 56), 9: range(56, 64), 11: range(72, 81)}
 
 
 def test_the_real_puzzles_load_without_problems():
