@@ -48,8 +48,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     est.add_argument("--estimates", type=Path, default=DEFAULT_CACHE,
                      help="the simulator's estimate cache (default benchmarks/gpu/estimates.json)")
     est.add_argument("--no-estimates", action="store_true", help="skip the simulator's estimates")
-    p.add_argument("--estimate-budget", type=float, default=420.0, metavar="S",
-                   help="seconds from the start after which unfinished simulator jobs are cut off (default 420)")
+    p.add_argument("--estimate-budget", type=float, default=300.0, metavar="S",
+                   help="seconds from the start after which unfinished simulator jobs are cut off (default 300)")
     p.add_argument("--jobs", type=_positive, help="simulator jobs at once (default: the cores less 3, as "
                    "memory allows)")
     p.add_argument("--timeout", type=float, default=180.0, metavar="S",

@@ -104,8 +104,9 @@ def simulate(puzzle: Puzzle, path: Path, size: int | None, gpu) -> dict:
         "flops": sum(s["estimate"]["flops"] for s in steps),
     }
     totals["bound"] = "compute" if totals["compute_seconds"] > totals["memory_seconds"] else "memory"
-    return {"case": case.name, "size": label, "gpu": gpu.name, "steps": steps, "totals": totals,
-            "faults": faults, "sim_seconds": time.perf_counter() - started}
+    return {"puzzle": puzzle.slug, "n": size if puzzle.bench is not None else None, "case": case.name,
+            "size": label, "gpu": gpu.name, "steps": steps, "totals": totals, "faults": faults,
+            "sim_seconds": time.perf_counter() - started}
 
 
 def _dims(d) -> list[int]:
@@ -165,6 +166,19 @@ class EstimateCache:
 
     def get(self, key: str) -> dict | None:
         return self.entries.get(key)
+
+    def cost_hint(self, slug: str, size: int | None) -> float | None:
+        """Predicted seconds of gpusim for ``slug`` at ``size``, from any entry for that puzzle (whatever its
+        size or gpusim version; gpusim's time grows with the elements of work): for ordering jobs only."""
+        best = None
+        for entry in self.entries.values():
+            if entry.get("puzzle") != slug or "sim_seconds" not in entry:
+                continue
+            n = entry.get("n")
+            guess = entry["sim_seconds"] * (size / n if n and size else 1.0)
+            if best is None or (n or 0) > best[0]:
+                best = (n or 0, guess)
+        return None if best is None else best[1]
 
     def put(self, key: str, result: dict) -> None:
         self.entries[key] = result

@@ -5,7 +5,8 @@ memory or is cut off at the deadline takes nothing else with it, and can be kill
 is a free core *and* their predicted memory fits what is left of the budget (a share of the memory that was
 available when the pool started): gpusim holds about 30 bytes for each byte of the case's buffers, so at
 2^26 elements a job needs 10-20 GB and fewer run at once than there are cores. Waiting jobs start in order
-of priority, then largest first (the longest jobs first shortens the whole).
+of priority, then shortest predicted time first: under a deadline, that finishes the most jobs (the few
+longest are the ones cut off, and the cache keeps whatever did finish for the next run).
 
 A background thread does the scheduling, so the caller can block on the GPU meanwhile.
 """
@@ -35,6 +36,7 @@ class Job:
     args: dict[str, Any]
     memory: int                  # predicted peak bytes
     priority: int = 1            # lower starts first
+    cost: float = 0.0            # predicted seconds: among equal priorities, shorter starts first
     tag: Any = None              # the caller's
     result: dict | None = None   # {"ok": True, "result": ...} or {"ok": False, "error": ...}
     seconds: float = 0.0
@@ -116,7 +118,7 @@ class Pool:
         self._running = still
 
     def _start_some(self) -> None:
-        self._waiting.sort(key=lambda j: (j.priority, -j.memory))
+        self._waiting.sort(key=lambda j: (j.priority, j.cost))
         used = sum(j.memory for j in self._running)
         for job in list(self._waiting):
             if len(self._running) >= self.max_jobs:

@@ -34,7 +34,18 @@ from . import estimates, ncu, pool, table
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_SIZE = 1 << 26
 DEFAULT_NCU_SIZE = 1 << 20
-DEFAULT_CACHE = ROOT / "benchmarks" / "gpu" / "estimates.json"
+
+
+def _default_cache() -> Path:
+    """In a checkout, benchmarks/gpu/estimates.json (carried to the GPU machine with the tree); installed,
+    the user's cache folder."""
+    if (ROOT / "benchmarks" / "gpu").is_dir():
+        return ROOT / "benchmarks" / "gpu" / "estimates.json"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "gpu-puzzles" / "estimates.json"
+
+
+DEFAULT_CACHE = _default_cache()
 
 
 @dataclass
@@ -47,7 +58,7 @@ class Options:
     out: Path | None = None
     cache: Path | None = DEFAULT_CACHE
     estimates: bool = True
-    estimate_budget_s: float = 420.0           # from the start: simulator jobs still running then are cut off
+    estimate_budget_s: float = 300.0           # from the start: simulator jobs still running then are cut off
     estimate_jobs: int | None = None
     task_timeout_s: float = 180.0
     ncu_timeout_s: float = 420.0
@@ -102,11 +113,33 @@ def graduate(opts: Options) -> Outcome:
             gpu = None
             say(f"no simulator estimates: {e}")
         jobs = pool.Pool(max_jobs=opts.estimate_jobs, workdir=scratch / "jobs")
+        save_to = (opts.out / "estimates.json") if opts.out is not None else opts.cache
+
+        def harvest() -> None:
+            """Keep every finished simulator result at once (an interrupted run keeps what it computed)."""
+            fresh = False
+            for job in jobs.take_done():
+                if job.kind == "estimate" and job.result and job.result.get("ok"):
+                    cache.put(job.tag["key"], job.result["result"])
+                    fresh = True
+                    say(f"    gpusim: {job.tag['slug']} at {estimates.size_label(job.tag['size'])}, "
+                        f"{estimates.result_summary(job.result['result'])} ({job.seconds:.0f} s)")
+                elif job.kind == "estimate":
+                    say(f"    gpusim: {job.tag['slug']}: {(job.result or {}).get('error')}")
+                else:                                   # a spec check: its outputs file is no longer needed
+                    Path(job.args["outputs"]).unlink(missing_ok=True)
+            if fresh and save_to is not None and opts.estimates:
+                try:
+                    cache.save(save_to)
+                except OSError as e:
+                    say(f"the estimate cache {save_to} could not be written ({e})")
+
         if opts.estimates and gpu is not None:
             sizes = [opts.size] + ([opts.ncu_size] if opts.ncu and opts.ncu_size != opts.size else [])
             est_jobs = submit_estimates(jobs, cache, opts.items, sizes, gpu, priority_size=opts.ncu_size)
         done = 0
         for msg in worker.messages(opts.task_timeout_s):
+            harvest()
             if msg["type"] == "start":
                 say(f"[{done + 1}/{len(tasks)}] {msg['slug']} ({msg['backend']}) ...")
             elif msg["type"] == "result":
@@ -127,15 +160,18 @@ def graduate(opts: Options) -> Outcome:
             items = [{"slug": p.slug, "path": str(path)} for p, path in opts.items]
             ncu_run = ncu.profile(items, opts.ncu_size, scratch / "ncu", list(METRIC_KEYS), opts.ncu_timeout_s, env)
             say("ncu: " + (ncu_run.error or f"{len(ncu_run.launches)} launches profiled"))
+        harvest()
         if jobs.pending():
-            left = started + opts.estimate_budget_s - time.monotonic()
-            say(f"waiting up to {max(0, left):.0f} s for {jobs.pending()} simulator job(s) ...")
-            jobs.wait(started + opts.estimate_budget_s)
+            deadline = started + opts.estimate_budget_s
+            say(f"waiting up to {max(0.0, deadline - time.monotonic()):.0f} s for {jobs.pending()} simulator "
+                "job(s) ...")
+            while jobs.pending() and time.monotonic() < deadline:
+                jobs.wait(min(deadline, time.monotonic() + 2))
+                harvest()
+        harvest()
         jobs.close(f"not finished within --estimate-budget {opts.estimate_budget_s:.0f} s")
-        for job in est_jobs.values():
-            if job.result and job.result.get("ok"):
-                cache.put(job.tag["key"], job.result["result"])
         outcome = assemble(opts, device, peaks, results, est_jobs, verify_jobs, cache, ncu_run)
+        outcome.doc["seconds"] = round(time.monotonic() - started, 1)
         if opts.out is not None:
             write_files(opts.out, outcome, cache, ncu_run, scratch)
         if opts.cache is not None and opts.estimates:
@@ -143,7 +179,6 @@ def graduate(opts: Options) -> Outcome:
                 cache.save()
             except OSError as e:
                 say(f"the estimate cache {opts.cache} could not be written ({e})")
-        outcome.doc["seconds"] = round(time.monotonic() - started, 1)
         return outcome
     finally:
         worker.stop()
@@ -170,8 +205,10 @@ def submit_estimates(jobs: pool.Pool, cache: estimates.EstimateCache, items, siz
                 out[(puzzle.slug, size)] = pool.Job("estimate", {}, 0, tag=tag, result={"ok": True, "result": hit})
                 continue
             memory = predicted_memory(puzzle, size)
+            hint = cache.cost_hint(puzzle.slug, size)
             job = pool.Job("estimate", {"puzzle": puzzle.slug, "path": str(path), "size": size, "gpu": gpu_doc},
-                           memory=memory, priority=0 if size == priority_size else 1, tag=tag)
+                           memory=memory, priority=0 if size == priority_size else 1, tag=tag,
+                           cost=hint if hint is not None else memory * 1e-8)
             out[(puzzle.slug, size)] = jobs.submit(job)
     return out
 
@@ -335,22 +372,36 @@ def render_text(out: Outcome, opts: Options) -> str:
 
 def ncu_text(ncu_doc: dict) -> str:
     lines = [f"ncu vs gpusim, launch by launch, at {estimates.size_label(ncu_doc['size'])} "
-             "(DIFF = the numbers differ; DRAM bytes are gpusim's estimates):"]
+             "(DIFF = the numbers differ; DRAM bytes are gpusim's estimates; metrics 0 on both sides not shown):"]
     if ncu_doc.get("error"):
         lines.append(f"  ncu: {ncu_doc['error']}")
-    exact_equal = exact_total = 0
     for item in ncu_doc["launches"]:
         lines.append(f"\n  {item['slug']}, launch {item['step'] + 1} ({item['kernel']}), {item['case']}")
         if item["problem"]:
             lines.append(f"    {item['problem']}")
             continue
-        for r in item["rows"]:
+        for r in _shown(item["rows"]):
             lines.append(f"    {r['name']:<62} {_num(r['gpusim']):>16} {_num(r['ncu']):>16}  {r['flag']}")
-            if r["flag"] in ("", "DIFF"):
-                exact_total += 1
-                exact_equal += r["flag"] == ""
-    lines.append(f"\n  exact metrics equal: {exact_equal} of {exact_total}")
+    lines.append("")
+    lines += ["  " + ln for ln in ncu_summary(ncu_doc)]
     return "\n".join(lines)
+
+
+def _shown(rows: list[dict]) -> list[dict]:
+    return [r for r in rows if r["flag"] or r["gpusim"] or r["ncu"]]
+
+
+def ncu_summary(ncu_doc: dict) -> list[str]:
+    """How many launches agree on every exact metric, and which differ where."""
+    compared = [x for x in ncu_doc["launches"] if x["rows"]]
+    differ = [x for x in compared if any(r["flag"] == "DIFF" for r in x["rows"])]
+    lines = [f"launches whose exact metrics all equal ncu's: {len(compared) - len(differ)} of {len(compared)}"
+             + (f" ({len(ncu_doc['launches']) - len(compared)} not compared)" if len(compared) <
+                len(ncu_doc["launches"]) else "")]
+    for x in differ:
+        names = ", ".join(r["name"] for r in x["rows"] if r["flag"] == "DIFF")
+        lines.append(f"  {x['slug']} launch {x['step'] + 1}: {names}")
+    return lines
 
 
 def _num(v) -> str:
@@ -368,7 +419,9 @@ def render_markdown(out: Outcome, opts: Options) -> str:
         if lines:
             parts += ["", f"## {title}", ""] + [f"- {ln}" for ln in lines]
     if doc.get("ncu"):
-        parts += ["", f"## ncu vs gpusim at {estimates.size_label(doc['ncu']['size'])}", ""]
+        parts += ["", f"## ncu vs gpusim at {estimates.size_label(doc['ncu']['size'])}", "",
+                  "Metrics that are 0 on both sides are left out; DIFF flags every difference; DRAM bytes are "
+                  "gpusim's estimates (docs/metrics.md).", ""]
         if doc["ncu"].get("error"):
             parts.append(f"ncu: {doc['ncu']['error']}\n")
         for item in doc["ncu"]["launches"]:
@@ -377,8 +430,10 @@ def render_markdown(out: Outcome, opts: Options) -> str:
                 parts.append(item["problem"] + "\n")
                 continue
             parts += ["| metric | gpusim | ncu | |", "|---|---:|---:|---|"]
-            parts += [f"| `{r['name']}` | {_num(r['gpusim'])} | {_num(r['ncu'])} | {r['flag']} |" for r in item["rows"]]
+            parts += [f"| `{r['name']}` | {_num(r['gpusim'])} | {_num(r['ncu'])} | {r['flag']} |"
+                      for r in _shown(item["rows"])]
             parts.append("")
+        parts += [f"- {ln}" for ln in ncu_summary(doc["ncu"])]
     return "\n".join(parts) + "\n"
 
 

@@ -88,3 +88,27 @@ def test_a_second_run_takes_its_estimates_from_the_cache(tmp_path, monkeypatch):
     assert [r.estimate_s for r in second.rows] == [r.estimate_s for r in first.rows]
     assert all(r.estimate_s for r in second.rows)
     assert all(r.bench_check.startswith("not checked: not finished") for r in second.rows)
+
+
+@pytest.mark.slow
+def test_ncu_numbers_are_paired_with_their_launches_and_every_difference_is_flagged(tmp_path, monkeypatch):
+    """With a stand-in ncu (graduate_fake_ncu.py: gpusim's numbers, one of them changed on purpose)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "ncu"
+    fake.write_text(f"#!/bin/sh\nexec {sys.executable} {Path(__file__).with_name('graduate_fake_ncu.py')} \"$@\"\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{__import__('os').environ['PATH']}")
+    monkeypatch.setenv("FAKE_WORKER", "{}")
+    changed = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+    monkeypatch.setenv("FAKE_NCU_DIFF", changed)
+    outcome = run.graduate(_options(tmp_path, ["blocks", "multi-block-scan"], ncu=True, ncu_size=SIZE))
+    launches = outcome.doc["ncu"]["launches"]
+    assert outcome.doc["ncu"]["error"] == ""
+    assert [(x["slug"], x["step"]) for x in launches] == [("blocks", 0), ("multi-block-scan", 0),
+                                                           ("multi-block-scan", 1), ("multi-block-scan", 2)]
+    flags = {(x["id"], r["name"]): r["flag"] for x in launches for r in x["rows"]}
+    assert {k for k, f in flags.items() if f == "DIFF"} == {(0, changed)}
+    assert {f for (i, name), f in flags.items() if name.startswith("dram")} == {"estimate"}
+    assert "ncu vs gpusim" in outcome.text and "DIFF" in outcome.text
+    assert "## ncu vs gpusim at 2^12" in (tmp_path / "out" / "graduate.md").read_text()
