@@ -83,7 +83,7 @@ def simulate(puzzle: Puzzle, path: Path, size: int | None, gpu) -> dict:
         return {"error": label}
     solution = load_solution(path, puzzle.kernels)
     buffers = copy.deepcopy(dict(case.buffers))
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     steps, faults = [], []
     for step in case.steps:
         report = gpusim.launch(solution.kernels[step.kernel], step.grid, step.block,
@@ -106,7 +106,7 @@ def simulate(puzzle: Puzzle, path: Path, size: int | None, gpu) -> dict:
     totals["bound"] = "compute" if totals["compute_seconds"] > totals["memory_seconds"] else "memory"
     return {"puzzle": puzzle.slug, "n": size if puzzle.bench is not None else None, "case": case.name,
             "size": label, "gpu": gpu.name, "steps": steps, "totals": totals, "faults": faults,
-            "sim_seconds": time.perf_counter() - started}
+            "sim_seconds": time.perf_counter() - started, "sim_cpu_seconds": time.process_time() - cpu_started}
 
 
 def _dims(d) -> list[int]:
@@ -168,14 +168,15 @@ class EstimateCache:
         return self.entries.get(key)
 
     def cost_hint(self, slug: str, size: int | None) -> float | None:
-        """Predicted seconds of gpusim for ``slug`` at ``size``, from any entry for that puzzle (whatever its
-        size or gpusim version; gpusim's time grows with the elements of work): for ordering jobs only."""
+        """Predicted seconds of gpusim for ``slug`` at ``size``, from the largest entry for that puzzle (whatever
+        its gpusim version; gpusim's time grows with the elements of work): for ordering jobs only."""
         best = None
         for entry in self.entries.values():
-            if entry.get("puzzle") != slug or "sim_seconds" not in entry:
+            seconds = entry.get("sim_cpu_seconds", entry.get("sim_seconds"))   # CPU time: not the machine's load
+            if entry.get("puzzle") != slug or seconds is None:
                 continue
             n = entry.get("n")
-            guess = entry["sim_seconds"] * (size / n if n and size else 1.0)
+            guess = seconds * (size / n if n and size else 1.0)
             if best is None or (n or 0) > best[0]:
                 best = (n or 0, guess)
         return None if best is None else best[1]

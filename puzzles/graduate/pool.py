@@ -123,7 +123,13 @@ class Pool:
         for job in list(self._waiting):
             if len(self._running) >= self.max_jobs:
                 return
-            if self._running and used + job.memory > self.memory_budget:
+            if job.memory > self.memory_budget:   # it would not fit even alone: say so, do not risk the machine
+                self._waiting.remove(job)
+                job.result = {"ok": False, "error": f"needs about {job.memory / 2**30:.0f} GiB, more than the "
+                              f"{self.memory_budget / 2**30:.0f} GiB this machine can give it"}
+                self._done.append(job)
+                continue
+            if used + job.memory > self.memory_budget:
                 continue                          # a smaller job further down may still fit
             self._waiting.remove(job)
             self._launch(job)

@@ -61,7 +61,7 @@ class Options:
     estimate_budget_s: float = 300.0           # from the start: simulator jobs still running then are cut off
     estimate_jobs: int | None = None
     task_timeout_s: float = 180.0
-    ncu_timeout_s: float = 420.0
+    ncu_timeout_s: float = 240.0
     progress: Any = None                       # a callable taking one line, or None
     worker_command: list[str] | None = None    # tests stand in for the GPU worker (worker.py's protocol)
 
@@ -453,15 +453,10 @@ def write_files(out_dir: Path, outcome: Outcome, cache, ncu_run, scratch: Path) 
 
 
 def _json_safe(value):
-    import math
+    """Strict JSON, as the rest of the CLI writes it (non-finite floats as strings)."""
+    from ..cli import _json_safe as strict
 
-    if isinstance(value, dict):
-        return {str(k): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    return value
+    return strict(value)
 
 
 def _child_env() -> dict:
