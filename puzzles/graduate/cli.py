@@ -75,6 +75,15 @@ def run_command(args: argparse.Namespace) -> int:
     except Usage as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:
+        if getattr(args, "debug", False):
+            raise
+        print(f"{PROG}: internal error, a bug in graduate mode ({type(e).__name__}: {e}); "
+              "`gpu-puzzles --debug graduate ...` shows the traceback", file=sys.stderr)
+        return 1
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -152,6 +152,7 @@ def graduate(opts: Options) -> Outcome:
                     verify_jobs[key] = jobs.submit(pool.Job("verify", {"puzzle": msg["slug"], "size": opts.size,
                                                                         "outputs": out_file},
                                                             memory=_verify_memory(out_file), priority=0))
+        worker.finish()                             # the GPU to itself for ncu
         ncu_run = None
         if opts.ncu:
             say(f"ncu: profiling the benchmark launches at {estimates.size_label(opts.ncu_size)} ...")
@@ -549,6 +550,14 @@ class _Worker:
     def _restart(self) -> None:
         self.stop()
         self._start()
+
+    def finish(self, timeout: float = 30) -> None:
+        """Let the worker exit on its own (it is done), or stop it."""
+        if self.proc is not None:
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.stop()
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
