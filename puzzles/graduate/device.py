@@ -140,21 +140,21 @@ class _Copy:
         self.src = self.dst = None
 
 
-CHAINS = 8          # independent FMA chains per thread: enough to hide the FMA pipeline's latency
 FMA_STEPS = 2048
 
 
 def _fma_rate(nc, info: DeviceInfo) -> float:
     import numpy as np
 
-    kernel = _fma_kernel(nc)
+    from .kernels import CHAINS, fma_chains
+
     blocks, tpb = info.sms * 8, 256
     out = nc.device_array(blocks * tpb, dtype=np.float32)
     coef = nc.to_device(np.array([0.999, 0.001], dtype=np.float32))
 
     class Chain:
         def enqueue(self, stream):
-            kernel[blocks, tpb, stream](out, coef, FMA_STEPS)
+            fma_chains[blocks, tpb, stream](out, coef, FMA_STEPS)
 
         def reset(self, stream):
             pass
@@ -166,31 +166,3 @@ def _fma_rate(nc, info: DeviceInfo) -> float:
     flops = blocks * tpb * FMA_STEPS * CHAINS * 2
     return flops / t.median_s if t.median_s > 0 and math.isfinite(t.median_s) else 0.0
 
-
-def _fma_kernel(nc):
-    import numba
-
-    @nc.jit
-    def fma_chains(out, coef, steps):
-        i = nc.grid(1)
-        m, c = coef[0], coef[1]                 # float32: every operation below stays float32
-        x0 = numba.float32(i % 1024) * c
-        x1 = x0 + c
-        x2 = x1 + c
-        x3 = x2 + c
-        x4 = x3 + c
-        x5 = x4 + c
-        x6 = x5 + c
-        x7 = x6 + c
-        for _ in range(steps):
-            x0 = x0 * m + c
-            x1 = x1 * m + c
-            x2 = x2 * m + c
-            x3 = x3 * m + c
-            x4 = x4 * m + c
-            x5 = x5 * m + c
-            x6 = x6 * m + c
-            x7 = x7 * m + c
-        out[i] = x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7
-
-    return fma_chains

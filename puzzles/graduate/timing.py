@@ -181,7 +181,9 @@ class CudaClock:
         self.flush_bytes = max(256 << 20, 4 * l2)
         self.stream = self.cuda.stream()
         self._flush = self.cuda.device_array(self.flush_bytes, dtype="uint8")
-        self._spin_kernel = _spin_kernel(self.cuda)
+        from .kernels import spin
+
+        self._spin_kernel = spin
         self._spin_per_step_s = self._calibrate()
 
     @classmethod
@@ -222,13 +224,3 @@ class CudaClock:
         self.synchronize()
         return max(1e-7, self.elapsed(e0, e1) / steps)
 
-
-def _spin_kernel(cuda):
-    import numba
-
-    @cuda.jit
-    def spin(steps):
-        for _ in range(steps):
-            cuda.nanosleep(numba.uint32(1000))
-
-    return spin

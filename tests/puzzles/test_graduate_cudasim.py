@@ -54,6 +54,16 @@ want = p.spec(**copy.deepcopy(dict(case.buffers)))["hist"]
 out["reset"] = {"after_reset": bool(np.array_equal(after_reset, want)),
                 "without_reset_doubles": bool(np.array_equal(without_reset, 2 * want)),
                 "written": sorted(launch.pristine)}
+
+# graduate's FMA probe computes x = x * m + c (the spin uses nanosleep, which numba's simulator lacks)
+from puzzles.graduate import kernels
+res = cuda.device_array(64, dtype=np.float32)
+coef = np.array([0.5, 0.25], dtype=np.float32)
+kernels.fma_chains[2, 32](res, cuda.to_device(coef), 3)
+x = (np.arange(64) % 1024).astype(np.float32)[:, None] * coef[1] + coef[1] * np.arange(8, dtype=np.float32)
+for _ in range(3):
+    x = x * coef[0] + coef[1]
+out["fma"] = bool(np.allclose(res.copy_to_host(), x.sum(axis=1), rtol=1e-6))
 print("RESULT " + json.dumps(out))
 """
 
@@ -71,3 +81,4 @@ def test_reference_solutions_pass_their_cases_through_numba_cuda_on_numba_simula
     for slug in slugs:
         assert out[slug]["cases"] >= 5 and out[slug]["wrong"] == [], out[slug]
     assert out["reset"] == {"after_reset": True, "without_reset_doubles": True, "written": ["hist"]}
+    assert out["fma"]
