@@ -6,38 +6,19 @@ torch or triton): every graduate process must run with those imports made imposs
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from graduate_blocker import blocking_env
 
 from puzzles import cli
 
 REPO = Path(__file__).resolve().parents[2]
-FORBIDDEN = ("textual", "platformdirs", "torch", "triton")
-
-BLOCKER = f"""
-import sys
-
-class _Forbidden:
-    def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] in {FORBIDDEN!r}:
-            raise ImportError("graduate mode must not import " + name)
-
-sys.meta_path.insert(0, _Forbidden())
-"""
-
-
 def _run(args, tmp_path, **env):
-    site = tmp_path / "site"
-    site.mkdir(exist_ok=True)
-    (site / "sitecustomize.py").write_text(BLOCKER)
-    full_env = dict(os.environ, PYTHONPATH=str(site), GPU_PUZZLES_HOME=str(tmp_path / "home"), **env)
-    full_env.pop("NUMBA_ENABLE_CUDASIM", None)
-    return subprocess.run([sys.executable, *args], cwd=REPO, env=full_env, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run([sys.executable, *args], cwd=REPO, env=blocking_env(tmp_path, **env), capture_output=True,
+                          text=True, timeout=300)
 
 
 def _has_gpu() -> bool:

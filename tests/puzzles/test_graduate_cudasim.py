@@ -8,12 +8,12 @@ imported, so it runs in a child process. The expected outputs are the puzzles' N
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from graduate_blocker import blocking_env
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -69,9 +69,10 @@ print("RESULT " + json.dumps(out))
 
 
 @pytest.mark.slow
-def test_reference_solutions_pass_their_cases_through_numba_cuda_on_numba_simulator():
+def test_reference_solutions_pass_their_cases_through_numba_cuda_on_numba_simulator(tmp_path):
+    """... with Textual, platformdirs, torch and triton unimportable, as on the GPU machine."""
     slugs = ["blocks", "shared", "transpose-tiled", "histogram"]
-    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    env = blocking_env(tmp_path, NUMBA_ENABLE_CUDASIM="1")
     proc = subprocess.run([sys.executable, "-c", CHILD, *slugs], cwd=REPO, env=env, capture_output=True,
                           text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
