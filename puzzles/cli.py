@@ -89,7 +89,23 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("puzzle", help="puzzle number or slug")
     p.add_argument("--yes", action="store_true", help="yes, show it (it is recorded in your progress)")
     p.set_defaults(handler=cmd_solution)
+    _add_graduate(sub)
     return parser
+
+
+def _add_graduate(sub) -> None:
+    """``graduate``: the same files on a real NVIDIA GPU (puzzles/graduate/; numba-cuda only, no Textual)."""
+    from .graduate.cli import add_arguments
+
+    p = sub.add_parser("graduate", help="run solutions on a real NVIDIA GPU: correct?, time, GB/s, vs gpusim")
+    add_arguments(p)
+    p.set_defaults(handler=cmd_graduate)
+
+
+def cmd_graduate(args: argparse.Namespace) -> int:
+    from .graduate.cli import run_command
+
+    return run_command(args)
 
 
 def cmd_list(args: argparse.Namespace) -> int:

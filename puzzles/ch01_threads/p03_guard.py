@@ -86,3 +86,18 @@ PUZZLE = Puzzle(
     reading=READING,
     rtol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_NOTE = ("one block by design (the kernel indexes with threadIdx only): timed at the largest block, 1,024 "
+              "threads")
+
+
+def bench_max() -> Case:
+    """The largest valid launch: one block of 1,024 threads, 1,000 of them with an element."""
+    a = np.random.default_rng(8003).standard_normal(1000, dtype=np.float32)
+    return _case("bench: n=1000, one block of 1024", a, 1024, "the largest valid launch")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench_max": bench_max, "bench_note": BENCH_NOTE}))

@@ -100,3 +100,19 @@ PUZZLE = Puzzle(
     reading=READING,
     rtol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_NOTE = ("one block by design (the kernel indexes with threadIdx only): timed at the largest block, 1,024 "
+              "threads")
+
+
+def bench_max() -> Case:
+    """The largest valid launch: a 32x32 output, one block of 32x32 threads."""
+    rng = np.random.default_rng(8005)
+    a, b = rng.standard_normal((2, 32), dtype=np.float32)
+    return _case("bench: 32x32, one block of 32x32", a, b, (32, 32), "the largest valid launch")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench_max": bench_max, "bench_note": BENCH_NOTE}))

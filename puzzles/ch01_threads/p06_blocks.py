@@ -95,3 +95,14 @@ PUZZLE = Puzzle(
     reading=READING,
     rtol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """n elements, blocks of 256 threads."""
+    a = np.random.default_rng(8006).standard_normal(n, dtype=np.float32)
+    return _case(f"bench n={n}", a, 256)
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

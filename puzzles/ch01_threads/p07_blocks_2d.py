@@ -104,3 +104,15 @@ PUZZLE = Puzzle(
     reading=READING,
     rtol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n elements: rows of 8,192 columns (fewer when n is small), blocks of 32x8 threads."""
+    cols = min(8192, n)
+    a = np.random.default_rng(8007).standard_normal((max(1, n // cols), cols), dtype=np.float32)
+    return _case(f"bench {a.shape[0]}x{cols}", a, (32, 8))
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

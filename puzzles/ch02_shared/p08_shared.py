@@ -118,3 +118,14 @@ PUZZLE = Puzzle(
     reading=READING,
     rtol=0.0,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """n elements in chunks of TPB, one block per chunk, as in the test cases."""
+    a = np.random.default_rng(8008).standard_normal(n, dtype=np.float32)
+    return _case(f"bench n={n}", a)
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -113,3 +113,17 @@ PUZZLE = Puzzle(
     rtol=1e-6,
     atol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_NOTE = "one block by design (n <= TPB = 16): timed at n = 16"
+
+
+def bench_max() -> Case:
+    """The largest valid launch: TPB elements in the one block."""
+    a = np.random.default_rng(8009).standard_normal(TPB, dtype=np.float32)
+    return _case(f"bench: n={TPB}, one block", a)
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench_max": bench_max, "bench_note": BENCH_NOTE}))

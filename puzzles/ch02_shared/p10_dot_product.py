@@ -125,3 +125,14 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=1e-4,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """n elements, one partial sum per block of TPB, as in the test cases."""
+    a, b = np.random.default_rng(8010).standard_normal((2, n), dtype=np.float32)
+    return _case(f"bench n={n}", a, b)
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -128,3 +128,15 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=1e-5,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """n outputs with the longest kernel, k = MAX_K."""
+    rng = np.random.default_rng(8011)
+    a, w = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(MAX_K, dtype=np.float32)
+    return _case(f"bench n={n} k={MAX_K}", a, w)
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

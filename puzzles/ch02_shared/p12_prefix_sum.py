@@ -115,3 +115,14 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=1e-4,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """n elements, one segment of TPB per block, as in the test cases."""
+    a = np.random.default_rng(8012).standard_normal(n, dtype=np.float32)
+    return _case(f"bench n={n}", a)
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

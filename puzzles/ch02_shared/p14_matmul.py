@@ -142,3 +142,17 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=5e-4,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n multiply-adds: square m = n_cols with the longest inner dimension the puzzle allows, k = MAX_K."""
+    side = max(1, int((n / MAX_K) ** 0.5))
+    rng = np.random.default_rng(8014)
+    a = rng.standard_normal((side, MAX_K), dtype=np.float32)
+    b = rng.standard_normal((MAX_K, side), dtype=np.float32)
+    return _case(f"bench {side}x{MAX_K} @ {MAX_K}x{side}", a, b)
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -140,3 +140,14 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n floats: n / 4 records."""
+    aos = np.random.default_rng(8015).standard_normal((max(1, n // 4), 4), dtype=np.float32)
+    return _case(f"bench {aos.shape[0]} records", aos, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

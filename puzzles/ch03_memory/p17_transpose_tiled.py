@@ -139,3 +139,15 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n elements: a square matrix (power-of-two sides) or as near square as n allows."""
+    rows = 1 << (max(n, 1).bit_length() - 1) // 2
+    a = np.random.default_rng(8017).standard_normal((rows, max(1, n // rows)), dtype=np.float32)
+    return _case(f"bench {a.shape[0]}x{a.shape[1]}", a, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -125,3 +125,21 @@ PUZZLE = Puzzle(
     reading=READING,
     rtol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_BLOCKS, BENCH_TPB = 1024, 256   # a grid that fills a GPU (1,024 blocks of 256 threads)
+
+
+def bench(n: int) -> Case:
+    """n elements. The puzzle's 4 blocks of 64 show that a grid-stride loop covers any n with a fixed grid;
+    on a real GPU that fixed grid is chosen to fill the device, so the benchmark launches 1,024 x 256."""
+    rng = np.random.default_rng(8018)
+    x, y = rng.standard_normal((2, n), dtype=np.float32)
+    buffers = {"alpha": ALPHA, "x": x, "y": y, "out": np.full(n, np.nan, np.float32), "n": n}
+    step = LaunchStep("saxpy", grid=BENCH_BLOCKS, block=BENCH_TPB, args=("alpha", "x", "y", "out", "n"))
+    return Case(f"bench n={n}, {BENCH_BLOCKS} blocks of {BENCH_TPB}", buffers, (step,))
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -147,3 +147,17 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_NOTE = "the launch is fixed at 4 blocks of 128 threads (the spec sums exactly four blocks): timed at n = 512"
+
+
+def bench_max() -> Case:
+    """The largest valid launch: all four blocks full."""
+    a = np.random.default_rng(8019).integers(-50, 51, BLOCKS * TPB)
+    return _case(f"bench: n={BLOCKS * TPB}", a, "the largest valid launch")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench_max": bench_max, "bench_note": BENCH_NOTE}))

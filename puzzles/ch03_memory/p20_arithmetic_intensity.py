@@ -145,3 +145,14 @@ PUZZLE = Puzzle(
     rtol=1e-4,
     atol=1e-4,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n multiply-adds: n / K_MAX elements, K_MAX steps each (the compute-bound end of the puzzle)."""
+    x = np.random.default_rng(8020).uniform(-4, 4, max(1, n // K_MAX)).astype(np.float32)
+    return _case(f"bench n={x.size} k={K_MAX}", x, K_MAX, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

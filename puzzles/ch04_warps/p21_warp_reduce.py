@@ -120,3 +120,14 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """n elements; integer values, so every warp's float32 sum is exact (the puzzle compares exactly)."""
+    a = np.random.default_rng(8021).integers(-50, 51, n).astype(np.float32)
+    return _case(f"bench n={n}", a, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

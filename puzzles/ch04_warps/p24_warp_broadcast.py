@@ -120,3 +120,14 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """n elements."""
+    a = np.random.default_rng(8024).standard_normal(n, dtype=np.float32) * np.float32(10)
+    return _case(f"bench n={n}", a, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

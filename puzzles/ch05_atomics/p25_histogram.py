@@ -120,3 +120,19 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_BLOCKS = 1024   # a grid that fills a GPU; the puzzle's 4 blocks show the grid-stride loop
+
+
+def bench(n: int) -> Case:
+    """n values over the BINS bins, 1,024 blocks of TPB threads (the kernel's loop strides over any grid)."""
+    values = np.random.default_rng(8025).integers(0, BINS, n, dtype=np.int32)
+    buffers = {"values": values, "hist": np.zeros(BINS, np.int32), "n": n}
+    step = LaunchStep("histogram", grid=BENCH_BLOCKS, block=TPB, args=("values", "hist", "n"))
+    return Case(f"bench n={n}, {BENCH_BLOCKS} blocks", buffers, (step,))
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

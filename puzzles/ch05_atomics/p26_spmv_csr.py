@@ -146,3 +146,25 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_ROW = 64   # nonzeros per row at benchmark size: two trips of a warp's 32 lanes
+
+
+def bench(n: int) -> Case:
+    """About n nonzeros: a square matrix with BENCH_ROW random columns in every row."""
+    rng = np.random.default_rng(8026)
+    rows = max(1, n // BENCH_ROW)
+    indices = np.sort(rng.integers(0, rows, (rows, BENCH_ROW), dtype=np.int32), axis=1).ravel()
+    buffers = {"indptr": np.arange(0, rows * BENCH_ROW + 1, BENCH_ROW, dtype=np.int32), "indices": indices,
+               "data": rng.standard_normal(indices.size, dtype=np.float32),
+               "x": rng.standard_normal(rows, dtype=np.float32), "y": np.full(rows, np.nan, np.float32),
+               "rows": rows}
+    step = LaunchStep("spmv", grid=-(-rows // ROWS_PER_BLOCK), block=TPB,
+                      args=("indptr", "indices", "data", "x", "y", "rows"))
+    return Case(f"bench {rows}x{rows}, {BENCH_ROW} per row", buffers, (step,))
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

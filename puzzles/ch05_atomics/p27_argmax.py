@@ -151,3 +151,15 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n elements: rows of COLS_MAX columns (the widest in the puzzle), one warp per row."""
+    cols = min(COLS_MAX, n)
+    a = np.random.default_rng(8027).standard_normal((max(1, n // cols), cols), dtype=np.float32)
+    return _case(f"bench {a.shape[0]}x{cols}", a, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

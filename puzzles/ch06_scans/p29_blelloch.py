@@ -141,3 +141,14 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """n elements, one tile of TILE per block."""
+    a = np.random.default_rng(8029).integers(-1000, 1001, n, dtype=np.int32)
+    return _case(f"bench n={n}", a, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -143,3 +143,17 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_NOTE = "the block totals are scanned by one block, so n <= TPB * TPB = 1,024: timed at n = 1,024"
+
+
+def bench_max() -> Case:
+    """The largest valid launch: TPB tiles of TPB elements."""
+    a = np.random.default_rng(8030).integers(-1000, 1001, TPB * TPB)
+    return _case(f"bench: n={TPB * TPB}", a, "the largest valid launch")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench_max": bench_max, "bench_note": BENCH_NOTE}))

@@ -141,3 +141,18 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_NOTE = "one block by design (n <= TPB = 128): timed at n = 128"
+
+
+def bench_max() -> Case:
+    """The largest valid launch: TPB elements in the one block."""
+    rng = np.random.default_rng(8031)
+    a, flags = rng.integers(-50, 51, TPB), (rng.random(TPB) < 0.1).astype(np.int32)
+    return _case(f"bench: n={TPB}, one block", a, flags, "the largest valid launch")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench_max": bench_max, "bench_note": BENCH_NOTE}))

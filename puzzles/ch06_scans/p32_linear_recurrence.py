@@ -138,3 +138,17 @@ PUZZLE = Puzzle(
     rtol=1e-4,
     atol=1e-4,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n elements: n / TPB sequences of TPB steps, one block per sequence."""
+    rng = np.random.default_rng(8032)
+    sequences = max(1, n // TPB)
+    a = rng.uniform(0.8, 1.0, (sequences, TPB)).astype(np.float32)
+    b = rng.uniform(-1, 1, (sequences, TPB)).astype(np.float32)
+    return _case(f"bench {sequences} sequences, L={TPB}", a, b, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

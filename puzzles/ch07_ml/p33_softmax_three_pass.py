@@ -129,3 +129,15 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=1e-7,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n elements: rows of MAX_COLS columns (the widest the puzzle allows), one block per row."""
+    cols = min(MAX_COLS, n)
+    x = np.random.default_rng(8033).standard_normal((max(1, n // cols), cols), dtype=np.float32)
+    return _case(f"bench {x.shape[0]}x{cols}", x * np.float32(3), "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -126,3 +126,16 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n elements: rows of MAX_COLS columns (the widest the puzzle allows), one block per row."""
+    rng = np.random.default_rng(8035)
+    cols = min(MAX_COLS, n)
+    x = rng.standard_normal((max(1, n // cols), cols), dtype=np.float32)
+    return _case(f"bench {x.shape[0]}x{cols}", x, rng.uniform(0.5, 1.5, cols), "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

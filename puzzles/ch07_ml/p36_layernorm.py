@@ -132,3 +132,17 @@ PUZZLE = Puzzle(
     rtol=1e-4,
     atol=1e-4,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n elements: rows of MAX_COLS columns (the widest the puzzle allows), one block per row."""
+    rng = np.random.default_rng(8036)
+    cols = min(MAX_COLS, n)
+    x = rng.standard_normal((max(1, n // cols), cols), dtype=np.float32) * np.float32(2)
+    w, b = rng.uniform(0.5, 1.5, cols), rng.uniform(-1, 1, cols)
+    return _case(f"bench {x.shape[0]}x{cols}", x, w, b, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

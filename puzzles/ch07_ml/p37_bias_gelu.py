@@ -129,3 +129,16 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n elements: rows of 4,096 columns (fewer when n is small)."""
+    rng = np.random.default_rng(8037)
+    cols = min(4096, n)
+    x = rng.standard_normal((max(1, n // cols), cols), dtype=np.float32) * np.float32(2)
+    return _case(f"bench {x.shape[0]}x{cols}", x, rng.uniform(-1, 1, cols), "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

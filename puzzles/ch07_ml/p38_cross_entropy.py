@@ -128,3 +128,17 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=1e-5,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n logits: rows of MAX_COLS classes (the most the puzzle allows), one block per row."""
+    rng = np.random.default_rng(8038)
+    cols = min(MAX_COLS, n)
+    rows = max(1, n // cols)
+    logits = rng.standard_normal((rows, cols), dtype=np.float32) * np.float32(2)
+    return _case(f"bench {rows}x{cols}", logits, rng.integers(0, cols, rows), "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -131,3 +131,16 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=1e-4,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n weights: rows of MAX_COLS fp16 columns (the widest the puzzle allows), one block per row."""
+    rng = np.random.default_rng(8039)
+    cols = min(MAX_COLS, n)
+    W = rng.standard_normal((max(1, n // cols), cols), dtype=np.float32)
+    return _case(f"bench {W.shape[0]}x{cols}", W, rng.standard_normal(cols), "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

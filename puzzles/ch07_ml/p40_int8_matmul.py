@@ -171,3 +171,17 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n multiply-adds: square m = n_cols with the longest inner dimension the puzzle allows, K_MAX."""
+    rng = np.random.default_rng(8040)
+    side = max(1, int((n / K_MAX) ** 0.5))
+    a, b = _int8(rng, (side, K_MAX)), _int8(rng, (K_MAX, side))
+    return _case(f"bench {side}x{K_MAX} @ {K_MAX}x{side}", a, b, _scales(rng, side), _scales(rng, side),
+                 "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

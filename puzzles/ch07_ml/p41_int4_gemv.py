@@ -160,3 +160,14 @@ PUZZLE = Puzzle(
     rtol=1e-4,
     atol=1e-4,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n weights: rows of K_MAX (the longest the puzzle allows), one block per row."""
+    return _random(np.random.default_rng(8041), f"bench {max(1, n // K_MAX)} rows, K={K_MAX}",
+                   max(1, n // K_MAX), K_MAX, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

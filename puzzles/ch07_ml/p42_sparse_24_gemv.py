@@ -159,3 +159,14 @@ PUZZLE = Puzzle(
     rtol=1e-4,
     atol=1e-4,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n dense weights (half of them stored): rows of K_MAX (x must fit in shared memory)."""
+    return _random(np.random.default_rng(8042), f"bench {max(1, n // K_MAX)} rows, K={K_MAX}",
+                   max(1, n // K_MAX), K_MAX, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -174,3 +174,14 @@ PUZZLE = Puzzle(
     rtol=1e-4,
     atol=1e-5,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n multiply-adds per product (Sq x Sk x D): Sk = SK_MAX keys, Sq = n / (SK_MAX * D) queries."""
+    sq = max(1, n // (SK_MAX * D))
+    return _random(np.random.default_rng(8044), f"bench Sq={sq} Sk={SK_MAX}", sq, SK_MAX, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

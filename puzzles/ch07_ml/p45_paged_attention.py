@@ -162,3 +162,27 @@ PUZZLE = Puzzle(
     rtol=1e-4,
     atol=1e-5,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n multiply-adds per product: n / (TPB * D) sequences of TPB tokens, their pages shuffled."""
+    rng = np.random.default_rng(8045)
+    batch = max(1, n // (TPB * D))
+    n_pages = batch * MAX_PAGES
+    buffers = {
+        "q": rng.standard_normal((batch, D), dtype=np.float32) * np.float32(1.5),
+        "k_cache": rng.standard_normal((n_pages, PAGE, D), dtype=np.float32) * np.float32(1.5),
+        "v_cache": rng.standard_normal((n_pages, PAGE, D), dtype=np.float32),
+        "block_table": rng.permutation(n_pages).astype(np.int32).reshape(batch, MAX_PAGES),
+        "seq_lens": np.full(batch, TPB, dtype=np.int32),
+        "out": np.full((batch, D), np.nan, dtype=np.float32),
+        "scale": 1.0 / D ** 0.5,
+    }
+    step = LaunchStep("paged_attention", grid=batch, block=TPB,
+                      args=("q", "k_cache", "v_cache", "block_table", "seq_lens", "out", "scale"))
+    return Case(f"bench batch={batch}, {TPB} tokens each", buffers, (step,))
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

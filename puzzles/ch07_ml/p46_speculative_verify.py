@@ -173,3 +173,24 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n draft positions: n / WARP sequences with drafts of up to WARP tokens, one warp each."""
+    rng = np.random.default_rng(8046)
+    batch, vocab = max(1, n // WARP), 1000
+    lengths = rng.integers(0, WARP + 1, batch)
+    target = rng.integers(1, vocab, (batch, WARP + 1))
+    target[np.arange(WARP + 1)[None, :] > lengths[:, None]] = PAD_TOKEN
+    draft = target[:, :WARP].copy()
+    stale = np.arange(WARP)[None, :] >= lengths[:, None]
+    draft[stale] = rng.integers(1, vocab, int(stale.sum()))
+    accepted = (rng.random(batch) * (lengths + 1)).astype(np.int64)    # the true answer, 0..n
+    rejected = np.flatnonzero(accepted < lengths)
+    draft[rejected, accepted[rejected]] = target[rejected, accepted[rejected]] % (vocab - 1) + 1
+    return _case(f"bench batch={batch}", draft, lengths, target, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -142,3 +142,14 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n weights: rows of C_MAX columns (the longest the puzzle allows), one block per row."""
+    w = _weights(np.random.default_rng(8047), (max(1, n // C_MAX), C_MAX))
+    return _case(f"bench {w.shape[0]}x{C_MAX}", w, 0.5, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))
