@@ -293,13 +293,16 @@ class Runtime(MemoryAccess, Synchronisation):
 
     def mad(self, x, y, c, psign, csign, m, line):
         """``psign*x*y + csign*c`` rounded once, as the GPU's fused multiply-add does: numba-cuda lets the
-        compiler contract ``a*b + c`` for float16/32/64 (seen on an H200). Integer operands: plain ops."""
+        compiler contract ``a*b + c`` for float16/32/64 (seen on an H200) — but only where the product and
+        the sum have one type. A float32 product added to a float64 (``acc = 0.0; acc += a[i] * b[i]``) is
+        rounded to float32 first: the conversion between them stops LLVM's contraction (an H200 gave
+        different bits for puzzle 14 when gpusim fused it). Integer operands: plain ops."""
         dx = x.dtype if hasattr(x, "dtype") else _py_dtype(x)
         dy = y.dtype if hasattr(y, "dtype") else _py_dtype(y)
         dc = c.dtype if hasattr(c, "dtype") else _py_dtype(c)
         prod = _arith_type(dx, dy)
         out = _arith_type(prod, dc)
-        if prod.kind == "f" and out.kind == "f":
+        if prod.kind == "f" and prod == out:
             f64 = np.float64
             xx = x.astype(f64) if isinstance(x, np.ndarray) else f64(x)
             yy = y.astype(f64) if isinstance(y, np.ndarray) else f64(y)
