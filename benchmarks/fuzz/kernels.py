@@ -242,7 +242,7 @@ class KernelWriter:
             self.emit(f"{r.choice(FLOAT_VARS)} = sh[({self.int_expr(1)}) % {A_LEN}]")
         elif k == "sync":
             self.emit(r.choice(["cuda.syncthreads()", "cuda.syncthreads()", "cuda.threadfence()",
-                                "cuda.syncwarp()", f"t = cuda.syncthreads_count({self.bool_expr(0)})"]))
+                                "cuda.syncwarp()", f"t = cuda.syncthreads_count(int({self.bool_expr(0)}))"]))
         elif k == "localrw":
             self.emit(f"loc[({self.int_expr(1)}) % 8] = {self.float_expr(1)}")
             self.emit(f"{r.choice(FLOAT_VARS)} = loc[({self.int_expr(1)}) % 8]")

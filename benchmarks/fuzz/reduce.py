@@ -12,13 +12,15 @@ MAX_TRIALS = 400
 
 
 def reduce_case(case: Case, outcome: Outcome, run: Callable[[list[Case]], list[Outcome]],
-                max_trials: int = MAX_TRIALS) -> tuple[Case, int]:
+                max_trials: int = MAX_TRIALS, key: Callable[[Outcome], str] | None = None) -> tuple[Case, int]:
     """The smallest case found that reproduces ``outcome.signature``, and how many trials it took.
 
-    ``run`` runs a batch of cases (under the watchdog) and returns their outcomes in order.
+    ``run`` runs a batch of cases (under the watchdog) and returns their outcomes in order; ``key`` says
+    what must stay the same (the signature, or "hang", unless given).
     """
     if case.raw is not None:                 # a file of odd bytes: its bytes are the point
         return case, 0
+    _key = key or _signature
     target = _key(outcome)
     trials = 0
 
@@ -38,8 +40,8 @@ def reduce_case(case: Case, outcome: Outcome, run: Callable[[list[Case]], list[O
         lines = case.source.split("\n")
         k = len(lines) - 1
         while k >= 0 and trials < max_trials:
-            end = _block_end(lines, k)
-            if lines[k].strip() and not lines[k].startswith("@"):     # decorators stay: numba-cuda as written
+            if lines[k].strip() and not (k > 0 and lines[k - 1].startswith("@")):
+                end = _block_end(lines, _decorated(lines, k))   # a decorator goes with its function
                 candidate = case.with_(source="\n".join(lines[:k] + lines[end:]))
                 if same(candidate):
                     case, lines, changed = candidate, candidate.source.split("\n"), True
@@ -47,10 +49,17 @@ def reduce_case(case: Case, outcome: Outcome, run: Callable[[list[Case]], list[O
     return case, trials
 
 
-def _key(outcome: Outcome) -> str:
+def _signature(outcome: Outcome) -> str:
     if outcome.label == "hang":
         return "hang"
     return outcome.signature
+
+
+def _decorated(lines: list[str], k: int) -> int:
+    """The line of the function that the decorators from line ``k`` on decorate (``k`` if none)."""
+    while k < len(lines) - 1 and lines[k].startswith("@"):
+        k += 1
+    return k
 
 
 def _block_end(lines: list[str], k: int) -> int:
