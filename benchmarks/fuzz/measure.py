@@ -48,7 +48,8 @@ class Measured:
     peak_mb: float           # peak RSS of the whole process after the launch
 
     def refused_within(self, seconds: float, megabytes: float) -> bool:
-        documented = self.label.startswith(("compile:", "launch:", "fault:"))
+        """A documented error or a fault (not a MemoryError caught as one), in time and memory."""
+        documented = self.label.startswith(("compile:", "launch:", "fault:")) and "MemoryError" not in self.detail
         return documented and self.seconds < seconds and self.peak_mb < megabytes
 
     def line(self) -> str:
