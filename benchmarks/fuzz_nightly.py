@@ -1,7 +1,7 @@
 """The nightly fuzz run: ≥ 10,000 generated kernels and hundreds of solution files through gpusim and the CLI.
 
     python -m benchmarks.fuzz_nightly                          # 10,000 kernels, 600 files, resource cases
-    python -m benchmarks.fuzz_nightly --kernels 500 --files 50 --out /tmp/fuzz
+    python -m benchmarks.fuzz_nightly --kernels 500 --files 50 --out /tmp/fuzz    # a quick one
     python -m benchmarks.fuzz_nightly --kernels 0 --files 0    # only the resource-limit table
 
 Every case runs in a forked child under a watchdog (``benchmarks/fuzz/pool.py``): more than ``--hang-seconds``
@@ -19,6 +19,7 @@ import argparse
 import collections
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -214,14 +215,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--hang-seconds", type=float, default=60.0)
     parser.add_argument("--memory-mb", type=int, default=2500, help="address-space limit of each case")
-    parser.add_argument("--out", default="fuzz-out")
+    parser.add_argument("--out", default=None, help="where findings.md and repro/ go (default: a new temp folder)")
     parser.add_argument("--no-reduce", dest="reduce", action="store_false")
     parser.add_argument("--reduce-trials", type=int, default=300)
     parser.add_argument("--reduce-hang-trials", type=int, default=12)
     parser.add_argument("--reduce-hang-seconds", type=float, default=15.0)
     parser.add_argument("--no-resources", dest="resources", action="store_false")
     parser.add_argument("--huge-kernel-mb", type=float, default=10.0)
-    return run(parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    args.out = args.out or tempfile.mkdtemp(prefix="fuzz-nightly-")
+    return run(args)
 
 
 if __name__ == "__main__":

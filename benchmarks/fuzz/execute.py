@@ -58,8 +58,12 @@ class Outcome:
 
 
 def run_case(case: Case, workdir: Path | None = None) -> Outcome:
-    """Run ``case`` and classify what happened. Raises nothing an ``Exception`` covers."""
-    workdir = Path(workdir or tempfile.mkdtemp(prefix="fuzz-"))
+    """Run ``case`` and classify what happened (in ``workdir``, else a temporary folder removed after).
+
+    Raises nothing an ``Exception`` covers."""
+    if workdir is None:
+        with tempfile.TemporaryDirectory(prefix="fuzz-") as tmp:
+            return run_case(case, Path(tmp))
     started = time.perf_counter()
     outcome = _run_file(case, workdir) if case.kind == "file" else _run_kernel(case, workdir)
     outcome.seconds = time.perf_counter() - started
