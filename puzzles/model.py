@@ -59,6 +59,8 @@ class Devices:
     # bytes per directed link "src->dst" that the puzzle's bandwidth-optimal algorithm moves on this case,
     # counted by the puzzle (like gpusim's ideal sectors for coalescing): what link-traffic stars compare with
     ideal_link_bytes: Mapping[str, int] = field(default_factory=dict)
+    # rounds from the first to the last busy round that the puzzle's best schedule needs (0: not judged)
+    ideal_rounds: int = 0
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,7 @@ class RunStats:
     link_bytes: Mapping[str, int] = field(default_factory=dict)
     link_sectors: Mapping[str, int] = field(default_factory=dict)
     ideal_link_bytes: Mapping[str, int] = field(default_factory=dict)   # the case's Devices.ideal_link_bytes
+    ideal_rounds: int = 0                                               # the case's Devices.ideal_rounds
     peer_store_bytes: int = 0
     device_launches: tuple[tuple[int, int, str, bool], ...] = ()
 

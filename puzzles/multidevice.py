@@ -159,6 +159,7 @@ def with_devices(stats: RunStats, case: Case, system: System, reports: list, log
         link_bytes={f"{s}->{d}": n for (s, d), n in sorted(system.links.bytes.items())},
         link_sectors={f"{s}->{d}": n for (s, d), n in sorted(system.links.sectors.items())},
         ideal_link_bytes=dict(case.devices.ideal_link_bytes),
+        ideal_rounds=case.devices.ideal_rounds,
         peer_store_bytes=peer_stores,
         device_launches=log,
     )

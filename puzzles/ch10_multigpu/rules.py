@@ -37,3 +37,26 @@ def within_link_budget(algorithm: str) -> Rule:
         return None
 
     return Rule(f"no link carries more bytes than {algorithm} needs", check)
+
+
+def optimal_makespan(kernel: str) -> Rule:
+    """The busy launches of ``kernel`` span no more rounds than the case's best schedule
+    (``RunStats.ideal_rounds``): the pipeline bubble is as small as the timing model allows."""
+
+    def check(s: RunStats) -> str | None:
+        if not s.ideal_rounds:
+            return "the case states no best schedule length, so the bubble cannot be judged"
+        busy = [(r, d) for r, d, name, wrote in s.device_launches if name == kernel and wrote]
+        if not busy:
+            return f"no launch of {kernel} did any work"
+        rounds = [r for r, _ in busy]
+        span = max(rounds) - min(rounds) + 1
+        devices = len({d for _, d, name, _ in s.device_launches if name == kernel})
+        if span > s.ideal_rounds:
+            measured = 1 - len(busy) / (devices * span)
+            best = 1 - len(busy) / (devices * s.ideal_rounds)
+            return (f"the pipeline takes {span} ticks where {s.ideal_rounds} are enough: bubble fraction "
+                    f"{measured:.3f} (idle stage-ticks / all stage-ticks), the best schedule's is {best:.3f}")
+        return None
+
+    return Rule("the pipeline finishes in as few ticks as the best schedule: the smallest bubble", check)
