@@ -149,7 +149,6 @@ PUZZLE = Puzzle(
     constraints=(
         max_global_writes_per_thread(0, "grads"),
         max_global_reads_per_thread(1, "grads"),
-        max_global_reads_per_thread(1, "left_send"),
         max_global_writes_per_thread(1, "send"),
         no_atomics(),
         no_peer_stores(),

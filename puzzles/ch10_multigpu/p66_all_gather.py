@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from puzzles.model import Case, Devices, LaunchStep, Puzzle, Star, Sync
-from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread, no_atomics
+from puzzles.rules import ideal_coalescing, max_global_writes_per_thread, no_atomics
 
 from .layout import at, budget, spread
 from .rules import no_peer_stores, within_link_budget
@@ -131,8 +131,6 @@ PUZZLE = Puzzle(
     make_cases=make_cases,
     outputs=("out",),
     constraints=(
-        max_global_reads_per_thread(1, "left"),
-        max_global_reads_per_thread(1, "right"),
         max_global_writes_per_thread(1, "out"),
         no_atomics(),
         no_peer_stores(),

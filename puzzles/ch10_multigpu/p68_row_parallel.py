@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from puzzles.model import Case, Devices, LaunchStep, Puzzle, Star, Sync
-from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread, no_atomics
+from puzzles.rules import ideal_coalescing, max_global_writes_per_thread, no_atomics
 
 from .layout import at, budget
 from .rules import no_peer_stores, within_link_budget
@@ -133,7 +133,6 @@ PUZZLE = Puzzle(
     outputs=("z",),
     constraints=(
         max_global_writes_per_thread(1, "part"),
-        max_global_reads_per_thread(1, "part_src"),
         max_global_writes_per_thread(1, "z"),
         no_atomics(),
         no_peer_stores(),

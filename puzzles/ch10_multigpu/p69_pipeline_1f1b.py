@@ -31,7 +31,7 @@ through the stages. Which stage does what at each tick is a **schedule** — her
 forward of `m` on stage `p` must come after it on stage `p - 1`, the backward after it on stage `p + 1`
 (on the last stage: after its own forward).
 
-1F1B for `P = 3` stages and `M = 4` micro-batches:
+**Example:** 1F1B for `P = 3` stages and `M = 4` micro-batches (`F2` = forward of micro-batch 2):
 
 ```
 {_EXAMPLE}
