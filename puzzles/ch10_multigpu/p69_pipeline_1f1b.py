@@ -101,7 +101,7 @@ def _case(name: str, rng: np.random.Generator, stages: int, micro: int, features
                      at("target", stages - 1): rng.normal(0, 1, (micro, features)).astype(np.float32)}
     for p in range(stages):
         buffers[at("sched", p)] = np.zeros(ticks, np.int32)
-        buffers[at("w", p)] = rng.uniform(0.5, 1.5, features).astype(np.float32) * rng.choice([-1, 1], features)
+        buffers[at("w", p)] = (rng.uniform(0.5, 1.5, features) * rng.choice([-1, 1], features)).astype(np.float32)
         buffers[at("b", p)] = rng.normal(0, 0.5, features).astype(np.float32)
         buffers[at("act", p)] = np.full((micro, features), np.nan, np.float32)
         buffers[at("grad", p)] = np.full((micro, features), np.nan, np.float32)

@@ -81,6 +81,7 @@ def _check_case_shape(puzzle, case) -> None:
     assert case.devices.topology in ("ring", "switch")
     for name, value in case.buffers.items():
         if isinstance(value, np.ndarray):
+            assert value.dtype in (np.float32, np.int32), (name, value.dtype)   # no float64 slipping in
             assert multidevice.device_of(name) is not None, name
             assert multidevice.device_of(name) < case.devices.count, name
     for step in case.steps:
