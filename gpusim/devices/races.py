@@ -11,11 +11,11 @@ Launch ``A`` (device ``a``, sequence ``s``) happens before a launch on device ``
 exactly when ``s <= V[a]``.
 
 Shadow memory per placed array, per element: the last plain write (launch, thread, line), and per device
-the last plain read and the last atomic since that write. Launches on the same device are always ordered,
-so one record per device is enough (if the latest read by device ``q`` happens before an access, every
-earlier read by ``q`` does too). A write clears the reads and atomics: anything it is not ordered after has
-just been reported. Accesses within one launch are gpusim's own race checker's business (``observe/races``);
-this one only compares launches on different devices.
+that touched the array the last plain read and the last atomic since that write. Launches on the same
+device are always ordered, so one record per device is enough (if the latest read by device ``q`` happens
+before an access, every earlier read by ``q`` does too). A write clears the reads and atomics: anything it
+is not ordered after has just been reported. Accesses within one launch are gpusim's own race checker's
+business (``observe/races``); this one only compares launches on different devices.
 """
 
 from __future__ import annotations
@@ -66,28 +66,42 @@ class LaunchRecord:
     info: LaunchInfo | None = None
 
 
-class Shadow:
-    """Per-element access history of one placed array, across the launches of a system."""
+class Record:
+    """For every element of one array: a launch index (-1: none), the thread and the line of one access."""
 
-    def __init__(self, size: int, devices: int, name: str = ""):
-        self.name = name                                 # the array's name in the system, for messages
-        self.w_launch = np.full(size, -1, np.int64)      # the last plain write: launch index (-1: none)
-        self.w_gtid = np.zeros(size, np.int64)
-        self.w_line = np.zeros(size, np.int32)
-        # per device q: the last plain read / atomic since that write
-        self.r_launch = np.full((devices, size), -1, np.int64)
-        self.r_gtid = np.zeros((devices, size), np.int64)
-        self.r_line = np.zeros((devices, size), np.int32)
-        self.a_launch = np.full((devices, size), -1, np.int64)
-        self.a_gtid = np.zeros((devices, size), np.int64)
-        self.a_line = np.zeros((devices, size), np.int32)
+    __slots__ = ("launch", "gtid", "line")
+
+    def __init__(self, size: int):
+        self.launch = np.full(size, -1, np.int64)
+        self.gtid = np.zeros(size, np.int64)
+        self.line = np.zeros(size, np.int32)
+
+    def set(self, elems: np.ndarray, launch: int, gtid: np.ndarray, line: int) -> None:
+        self.launch[elems], self.gtid[elems], self.line[elems] = launch, gtid, line
+
+
+class Shadow:
+    """Per-element access history of one placed array, across the launches of a system: the last plain
+    write, and per device (created when the device first touches the array) the last plain read and the
+    last atomic since that write."""
+
+    def __init__(self, size: int, name: str = ""):
+        self.name = name                     # the array's name in the system, for messages
+        self.size = size
+        self.write = Record(size)
+        self.reads: dict[int, Record] = {}
+        self.atomics: dict[int, Record] = {}
+
+    def of(self, table: dict[int, Record], device: int) -> Record:
+        if device not in table:
+            table[device] = Record(self.size)
+        return table[device]
 
 
 class RaceTracker:
     """Checks each access event against the shadows and records it; collects ``DeviceRace`` faults."""
 
-    def __init__(self, devices: int):
-        self.devices = devices
+    def __init__(self):
         self.launches: list[LaunchRecord] = []
         self._device = np.zeros(0, np.int64)   # launch index -> device
         self._seq = np.zeros(0, np.int64)      # launch index -> sequence number on its device
@@ -118,33 +132,29 @@ class RaceTracker:
         kind = "atomic" if ev.kind in ("atom", "red") else ev.kind
         found: list[DeviceRace] = []
         # against the last plain write: every kind of access conflicts with it
-        self._check(found, here, (shadow.w_launch, shadow.w_gtid, shadow.w_line), HAZARDS[kind])
-        for q in range(self.devices):
-            if q == current.device:
-                continue
-            if kind != "atomic":   # an atomic never races with an atomic
-                self._check(found, here, (shadow.a_launch[q], shadow.a_gtid[q], shadow.a_line[q]),
-                            "read after write" if kind == "ld" else "write after write")
-            if kind != "ld":       # reads only conflict with writes and atomics
-                self._check(found, here, (shadow.r_launch[q], shadow.r_gtid[q], shadow.r_line[q]),
-                            "write after read")
-        c, gtid = current.device, here.gtid
+        self._check(found, here, shadow.write, HAZARDS[kind])
+        if kind != "atomic":       # an atomic never races with an atomic
+            for q, record in sorted(shadow.atomics.items()):
+                if q != current.device:
+                    self._check(found, here, record, "read after write" if kind == "ld" else "write after write")
+        if kind != "ld":           # reads only conflict with writes and atomics
+            for q, record in sorted(shadow.reads.items()):
+                if q != current.device:
+                    self._check(found, here, record, "write after read")
         if kind == "ld":
-            shadow.r_launch[c, elems], shadow.r_gtid[c, elems], shadow.r_line[c, elems] = \
-                current.index, gtid, ev.lineno
+            shadow.of(shadow.reads, current.device).set(elems, current.index, here.gtid, ev.lineno)
         elif kind == "atomic":
-            shadow.a_launch[c, elems], shadow.a_gtid[c, elems], shadow.a_line[c, elems] = \
-                current.index, gtid, ev.lineno
+            shadow.of(shadow.atomics, current.device).set(elems, current.index, here.gtid, ev.lineno)
         else:
-            shadow.w_launch[elems], shadow.w_gtid[elems], shadow.w_line[elems] = current.index, gtid, ev.lineno
-            shadow.r_launch[:, elems] = -1
-            shadow.a_launch[:, elems] = -1
+            shadow.write.set(elems, current.index, here.gtid, ev.lineno)
+            for record in (*shadow.reads.values(), *shadow.atomics.values()):
+                record.launch[elems] = -1
         return found
 
-    def _check(self, found: list[DeviceRace], here: _Access, prior: tuple[np.ndarray, ...], hazard: str) -> None:
-        """Report the first element of ``here`` whose ``prior`` access (launch, thread, line per element) is
-        on another device and not ordered before ``here``'s launch; ``count`` says how many elements are."""
-        launch_of, gtid_of, line_of = prior
+    def _check(self, found: list[DeviceRace], here: _Access, prior: Record, hazard: str) -> None:
+        """Report the first element of ``here`` whose ``prior`` access is on another device and not ordered
+        before ``here``'s launch; ``count`` says how many elements are."""
+        launch_of, gtid_of, line_of = prior.launch, prior.gtid, prior.line
         mask = self._unordered(launch_of[here.elems], here.current)
         if not mask.any():
             return

@@ -29,7 +29,7 @@ class System:
         self.size = self.topology.size
         self.links = LinkTraffic()
         self.faults: list[DeviceRace] = []
-        self.races = RaceTracker(self.size)
+        self.races = RaceTracker()
         self._clocks = np.zeros((self.size, self.size), np.int64)   # row d: device d's vector clock
         self._placed: dict[int, tuple[np.ndarray, int, Shadow]] = {}
 
@@ -46,7 +46,7 @@ class System:
         for other, where, _ in self._placed.values():
             if np.may_share_memory(array, other):
                 raise LaunchError(f"the array overlaps one placed on device {where}; place separate arrays")
-        self._placed[id(array)] = (array, int(device), Shadow(array.size, self.size, name))
+        self._placed[id(array)] = (array, int(device), Shadow(array.size, name))
         return array
 
     def device_of(self, array: np.ndarray) -> int:
