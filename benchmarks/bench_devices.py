@@ -1,5 +1,6 @@
-"""What several simulated devices cost: a ring all-reduce through ``gpusim.System`` (link counting and the
-race checker between devices) beside the same launches through plain ``gpusim.launch``, from one run.
+"""What several simulated devices cost: a ring all-reduce (puzzle 64's reference kernels) through
+``gpusim.System`` (link counting and the race checker between devices) beside the same launches through
+plain ``gpusim.launch``, from one run.
 
     python -m benchmarks.bench_devices [--ranks 8] [--n 65536]
 
@@ -9,40 +10,31 @@ Prints seconds for each and the ratio (System / plain). Both run with gpusim's i
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import time
+from pathlib import Path
 
 import numpy as np
-from numba import cuda
 
 import gpusim
 
-TPB = 128
+ROOT = Path(__file__).resolve().parents[1]
 
 
-@cuda.jit
-def reduce_step(x, left, rank, step, ranks, chunk):
-    j = cuda.grid(1)
-    c = (rank - 1 - step) % ranks
-    i = c * chunk + j
-    if j < chunk and i < x.size:
-        x[i] += left[i]
+def _reference():
+    """Puzzle 64's reference kernels (solutions/ring_all_reduce.py)."""
+    spec = importlib.util.spec_from_file_location("bench_ring_all_reduce", ROOT / "solutions" / "ring_all_reduce.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-@cuda.jit
-def gather_step(x, left, rank, step, ranks, chunk):
-    j = cuda.grid(1)
-    c = (rank - step) % ranks
-    i = c * chunk + j
-    if j < chunk and i < x.size:
-        x[i] = left[i]
-
-
-def ring(launch, xs, ranks, chunk, sync) -> None:
-    grid = -(-chunk // TPB)
-    for kernel, rounds in ((reduce_step, ranks - 1), (gather_step, ranks - 1)):
-        for s in range(rounds):
+def ring(ref, launch, xs, ranks, chunk, sync) -> None:
+    grid = -(-chunk // ref.TPB)
+    for kernel in (ref.reduce_step, ref.gather_step):
+        for s in range(ranks - 1):
             for d in range(ranks):
-                launch(d, kernel, grid, TPB, (xs[d], xs[d - 1], d, s, ranks, chunk))
+                launch(d, kernel, grid, ref.TPB, (xs[d], xs[d - 1], d, s, ranks, chunk))
             sync()
 
 
@@ -56,16 +48,17 @@ def main() -> None:
     data = np.random.default_rng(0).normal(size=(ranks, n)).astype(np.float32)
 
     plain = [data[d].copy() for d in range(ranks)]
-    ring(lambda d, k, g, b, a: gpusim.launch(k, g, b, a), plain, ranks, chunk, lambda: None)   # warm-up
+    ref = _reference()
+    ring(ref, lambda d, k, g, b, a: gpusim.launch(k, g, b, a), plain, ranks, chunk, lambda: None)   # warm-up
     plain = [data[d].copy() for d in range(ranks)]
     t0 = time.perf_counter()
-    ring(lambda d, k, g, b, a: gpusim.launch(k, g, b, a), plain, ranks, chunk, lambda: None)
+    ring(ref, lambda d, k, g, b, a: gpusim.launch(k, g, b, a), plain, ranks, chunk, lambda: None)
     t_plain = time.perf_counter() - t0
 
     system = gpusim.System(gpusim.Topology.ring(ranks))
     xs = [system.place(d, data[d].copy()) for d in range(ranks)]
     t0 = time.perf_counter()
-    ring(system.launch, xs, ranks, chunk, system.synchronize)
+    ring(ref, system.launch, xs, ranks, chunk, system.synchronize)
     t_system = time.perf_counter() - t0
     assert all(np.array_equal(a, b) for a, b in zip(xs, plain)) and not system.faults
     launches = 2 * (ranks - 1) * ranks
