@@ -56,6 +56,3 @@ class Topology:
     def incoming(self, device: int) -> list[int]:
         """The devices with a link into ``device``, in ascending order."""
         return sorted(src for src, dst in self.links if dst == device)
-
-    def describe(self) -> str:
-        return f"{self.size} device{'s' if self.size != 1 else ''}, {self.name}"

@@ -86,6 +86,8 @@ def test_a_peer_read_counts_bytes_sectors_and_requests_on_the_link_into_the_read
     assert system.links.requests == {(0, 1): 4}
     assert report.extra["links"].bytes == {(0, 1): 400} and report.extra["device"] == 1
     assert system.links.received(1) == 400 and system.links.sent(0) == 400 and system.links.received(0) == 0
+    assert system.links.total_bytes == 400 and system.links.total_sectors == 13
+    assert system.links.to_dict() == {"bytes": {"0->1": 400}, "sectors": {"0->1": 13}, "requests": {"0->1": 4}}
 
 
 def test_a_strided_peer_read_moves_more_sectors_than_bytes_need():
@@ -142,6 +144,9 @@ def test_a_read_of_what_another_device_wrote_without_synchronisation_is_a_race()
     assert race.other_kernel == "write_to" and race.count == 64
     assert "placed as 'x'" in race.message and "device 1 read it while device 0 wrote it" in race.message
     assert system.faults == races
+    as_dict = race.to_dict()
+    assert (as_dict["kind"], as_dict["device"], as_dict["other_device"]) == ("DeviceRace", 1, 0)
+    assert as_dict["other_thread"] == [0, 0, 0] and as_dict["hazard"] == "read after write"
 
 
 def test_synchronisation_orders_the_devices():
