@@ -31,9 +31,9 @@ to 8, so every chunk starts on a 32-byte sector; the last chunks may be short or
 in a ring, and rank `d` may read only its **left** neighbour `d - 1`:
 
 ```
-          x@0 ──▶ x@1 ──▶ x@2 ──▶ ... ──▶ x@(N-1) ──┐
-           ▲                                         │      a launch on rank d reads x@d (its own)
-           └─────────────────────────────────────────┘      and x@(d-1) (left, over the link)
+   x@0 ──▶ x@1 ──▶ x@2 ──▶ ... ──▶ x@(N-1) ──┐      a launch on rank d reads x@d (its own)
+    ▲                                         │      and x@(d-1) (its left neighbour's,
+    └─────────────────────────────────────────┘      over the link)
 ```
 
 1. **Reduce-scatter**, steps `s = 0 .. N-2`: rank `d` adds its left neighbour's chunk
@@ -48,8 +48,8 @@ synchronise. **Example** (`N = 3`, `n = 24`, `chunk = 8`; each chunk's 8 values 
 ```
                  rank 0          rank 1          rank 2
 start            1   2   3       10  20  30      100 200 300
-reduce  s = 0    1   2  303      11  20  30      100 220 300     (rank 1 adds chunk 0 of rank 0, ...)
-reduce  s = 1    1  222 303      11  20 333      111 220 300     chunk c is complete on rank c - 1
+reduce  s = 0    1   2  303      11  20  30      100 220 300   rank 1 adds rank 0's chunk 0, ...
+reduce  s = 1    1  222 303      11  20 333      111 220 300   chunk c complete on rank c - 1
 gather  s = 0   111 222 303      11 222 333      111 220 333
 gather  s = 1   111 222 333     111 222 333      111 222 333
 ```

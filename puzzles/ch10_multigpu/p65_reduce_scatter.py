@@ -36,9 +36,9 @@ Round `s = 0 .. N-1` (all ranks at once, then a synchronisation), rank `d` works
 `c = (d - 1 - s) mod N`:
 
 ```
-round 0            send[0]         = grads[shard c]                       start a partial sum
-round s (middle)   send[s % 2]     = left.send[(s-1) % 2] + grads[shard c]  add yours, pass it on
-round N - 1        out             = (left.send[(N-2) % 2] + grads[shard d]) / N     c = d: your own shard
+round 0           send[0]     = grads[shard c]                           start a partial sum
+round s (middle)  send[s % 2] = left.send[(s-1) % 2] + grads[shard c]    add yours, pass it on
+round N - 1       out         = (left.send[(N-2) % 2] + grads[shard d]) / N     (c = d: yours)
 ```
 
 Why two slots? In round `s` you *read* your left neighbour's slot `(s-1) % 2` while it *writes* its slot
@@ -48,11 +48,12 @@ one slot a rank would overwrite what its neighbour is reading, in the same round
 **Example** (`N = 3`, `S = 8`; the 8 values of a shard are equal, shown once):
 
 ```
-grads        rank 0: 1  2  3     rank 1: 10 20 30     rank 2: 100 200 300      (shards 0 1 2)
-round 0      rank 0: send[0] = 3 (shard 2)   rank 1: send[0] = 10 (shard 0)   rank 2: send[0] = 200 (shard 1)
-round 1      rank 0: send[1] = 200 + 2       rank 1: send[1] = 3 + 30         rank 2: send[1] = 10 + 100
-round 2      rank 0: out = (110 + 1) / 3     rank 1: out = (202 + 20) / 3     rank 2: out = (33 + 300) / 3
-           = 37 (mean of shard 0)          = 74 (shard 1)                    = 111 (shard 2)
+              rank 0                 rank 1                 rank 2
+grads         1  2  3                10 20 30               100 200 300     (shards 0 1 2)
+round 0       send[0] = 3 (shard 2)  send[0] = 10 (0)       send[0] = 200 (1)
+round 1       send[1] = 200 + 2      send[1] = 3 + 30       send[1] = 10 + 100
+round 2       out = (110 + 1) / 3    out = (202 + 20) / 3   out = (33 + 300) / 3
+              = 37 (shard 0)         = 74 (shard 1)         = 111 (shard 2)
 ```
 
 The sum of shard `c` starts at rank `c + 1` and ends at rank `c`: `((g@(c+1) + g@(c+2)) + ...) + g@c`,

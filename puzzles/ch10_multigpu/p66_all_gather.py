@@ -32,9 +32,11 @@ two halves of `H = S / 2`: the **first half travels clockwise** (rank `d` reads 
 neighbour `d - 1`), the **second half counter-clockwise** (from its right neighbour `d + 1`):
 
 ```
-first halves:    0 ──▶ 1 ──▶ 2 ──▶ ... ──▶ N-1 ──▶ 0        rank d, round s = 0 .. N-2:
-second halves:   0 ◀── 1 ◀── 2 ◀── ... ◀── N-1 ◀── 0          out[(d - 1 - s) mod N, :H] = left [same row, :H]
-                                                              out[(d + 1 + s) mod N, H:] = right[same row, H:]
+first halves:    0 ──▶ 1 ──▶ 2 ──▶ ... ──▶ N-1 ──▶ 0
+second halves:   0 ◀── 1 ◀── 2 ◀── ... ◀── N-1 ◀── 0
+
+rank d, round s = 0 .. N-2:   out[(d - 1 - s) mod N, :H] = left [same row, :H]
+                              out[(d + 1 + s) mod N, H:] = right[same row, H:]
 ```
 
 A half-shard a rank receives in round `s` is the one its neighbour received in round `s - 1` (or owns).

@@ -34,9 +34,9 @@ Each device needs all of `X` (`M x K`). Outside the MLP, sequence parallelism ke
 every other) and writes rows `q*R ..` of `y@d`:
 
 ```
-                 x@0 (R x K)   x@1        x@N-1                        a@d (K x C), b@d (C)
-device d  ──▶  [ rows of 0 | rows of 1 | ... | rows of N-1 ]   .   [ columns d*C .. of A ]   ──▶ y@d (M x C)
-               launch s reads x@((d + s) mod N): its own rows first, then each peer's once
+           x@0 (R x K)  x@1          x@N-1            a@d (K x C), b@d (C)
+device d: [ rows of 0 | rows of 1 | ... | rows of N-1 ] . [ columns d*C .. of A ] -> y@d (M x C)
+          launch s reads x@((d + s) mod N): its own rows first, then each peer's once
 ```
 
 **Example** (`N = 2`, `R = 1`, `K = 2`, `C = 1`, bias 0): `X = [[1, 2], [3, 4]]` (row 0 on device 0, row 1 on

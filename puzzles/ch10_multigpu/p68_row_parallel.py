@@ -28,7 +28,8 @@ computes a **partial product** over its part of the inner dimension:
 
 ```
 Y W = [ y@0 | y@1 | ... ] . [ w@0 ; w@1 ; ... ] = y@0 w@0 + y@1 w@1 + ... + y@(N-1) w@(N-1)
-                                                   part@0    part@1          part@(N-1)      (each M x D)
+                                                  part@0    part@1          part@(N-1)
+                                                  (each M x D)
 ```
 
 No device has any row of `Z` yet: every row is a **sum over devices**. Megatron all-reduces the partials
@@ -41,8 +42,9 @@ counted `N` times — and so would any nonlinearity: `gelu(p0 + p1)` is not `gel
 `w@1 = [[10, 20]]`, `b = [0.5, 0.5]`:
 
 ```
-part@0 = y@0 w@0 = [[1, 2], [2, 4]]          part@1 = y@1 w@1 = [[30, 60], [40, 80]]
-z@0 = part@0[0] + part@1[0] + b = [31.5, 62.5]          z@1 = part@0[1] + part@1[1] + b = [42.5, 84.5]
+part@0 = y@0 w@0 = [[1, 2], [2, 4]]        part@1 = y@1 w@1 = [[30, 60], [40, 80]]
+z@0 = part@0[0] + part@1[0] + b = [31.5, 62.5]
+z@1 = part@0[1] + part@1[1] + b = [42.5, 84.5]
 ```
 
 **What's new:** partial sums across devices: a layer whose every output needs every device, and where the

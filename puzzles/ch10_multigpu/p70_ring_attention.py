@@ -43,9 +43,9 @@ and at the end `out = acc / l`. The state lives in `m`, `l`, `acc` (global memor
 so it survives from one launch to the next; it starts at `m = -inf`, `l = 0`, `acc = 0`.
 
 ```
-round s, device d:   kv@d[s % 2] holds the block of device (d - s) mod N     (slot 0: its own, at the start)
-   attend_block      queries of d  x  that block    ->  m, l, acc  (out = acc / l in the last round)
-   pass_block        kv@d[(s + 1) % 2] = kv@(d-1)[s % 2]: the block the left neighbour holds this round
+round s, device d: kv@d[s % 2] holds the block of device (d - s) mod N (slot 0: its own)
+  attend_block     queries of d x that block -> m, l, acc   (out = acc / l in the last round)
+  pass_block       kv@d[(s + 1) % 2] = kv@(d-1)[s % 2]: the left neighbour's block this round
 ```
 
 Two slots for the same reason as puzzle 65: this round's block is read while next round's arrives.
@@ -54,10 +54,12 @@ Two slots for the same reason as puzzle 65: this round's block is read while nex
 `v@0` is all 10, `v@1` all 20): `q@0 = (4, 0, ..)`, `q@1 = (8, 0, ..)`, `k@0 = (1, 0, ..)`, `k@1 = (2, 0, ..)`.
 
 ```
-device 0: round 0, own block    score 1   m = 1, l = 1,                  acc = 10
-          round 1, block of 1   score 2   m = 2, l = e^-1 + 1 = 1.3679,  acc = 10e^-1 + 20 = 23.679   out = 17.311
-device 1: round 0, own block    score 4   m = 4, l = 1,                  acc = 20
-          round 1, block of 0   score 2   m = 4, l = 1 + e^-2 = 1.1353,  acc = 20 + 10e^-2 = 21.353   out = 18.808
+device 0  round 0, own block   score 1  m = 1  l = 1                acc = 10
+          round 1, block of 1  score 2  m = 2  l = e^-1 + 1 = 1.368 acc = 10e^-1 + 20 = 23.679
+                                                                    out = acc / l = 17.311
+device 1  round 0, own block   score 4  m = 4  l = 1                acc = 20
+          round 1, block of 0  score 2  m = 4  l = 1 + e^-2 = 1.135 acc = 20 + 10e^-2 = 21.353
+                                                                    out = acc / l = 18.808
 ```
 
 **What's new:** sequence (context) parallelism — attention over a sequence spread across devices, the

@@ -34,21 +34,22 @@ the rest are **dropped** and their output is 0 (the residual connection around t
 Expert `e` computes `x * scale@e + shift@e`, feature by feature.
 
 ```
-route      (local)     pack: send@d[e, j] = the j-th token of d that chose e (j < C); slot@d[i] = j or -1
-                       counts@d[e] = how many of d's tokens e takes
-exchange   (N x N)     counts_in@e[q] = counts@q[e]          the sizes first: 4 bytes over each link
-dispatch   (N x N)     recv@e[q, j] = expert e(send@q[e, j])  for j < counts_in@e[q]: only the real tokens
-combine    (N x N)     out@d[i] = recv@e[d, slot@d[i]]        e = expert@d[i]; 0 for a dropped token
+route     (local)  send@d[e, j] = the j-th token of d that chose e (j < C)
+                   slot@d[i] = j, or -1;  counts@d[e] = how many of d's tokens e takes
+exchange  (N x N)  counts_in@e[q] = counts@q[e]             the sizes first: 4 bytes a link
+dispatch  (N x N)  recv@e[q, j] = expert e(send@q[e, j])    only j < counts_in@e[q]
+combine   (N x N)  out@d[i] = recv@e[d, slot@d[i]]          e = expert@d[i]; 0 if dropped
 ```
 
 **Example** (`N = 2`, `T = 4`, `C = 2`; each token's {D} features are equal, shown once; expert 0 doubles,
 expert 1 adds 100):
 
 ```
-device 0: x = 1 2 3 4       expert = 1 0 1 1   ->  send@0: e0 [2], e1 [1, 3]; token 3 dropped (3rd for e1)
-device 1: x = 10 20 30 40   expert = 0 0 1 0   ->  send@1: e0 [10, 20], e1 [30]; token 3 dropped
-recv@0 (expert 0): from 0 [4], from 1 [20, 40]       recv@1 (expert 1): from 0 [101, 103], from 1 [130]
-out@0 = 101 4 103 0                                  out@1 = 20 40 130 0
+device 0: x = 1 2 3 4      expert = 1 0 1 1  ->  send@0: e0 [2], e1 [1, 3]   (token 3 dropped)
+device 1: x = 10 20 30 40  expert = 0 0 1 0  ->  send@1: e0 [10, 20], e1 [30] (token 3 dropped)
+recv@0 (expert 0): from 0 [4], from 1 [20, 40]
+recv@1 (expert 1): from 0 [101, 103], from 1 [130]
+out@0 = 101 4 103 0                          out@1 = 20 40 130 0
 ```
 
 The link from device 0 to device 1 carries 4 bytes of counts, the 2 tokens device 1's expert takes from
