@@ -9,7 +9,7 @@ from puzzles.model import Case, Devices, LaunchStep, Puzzle, Star, Sync
 from puzzles.rules import max_global_reads_per_thread, no_atomics
 
 from .layout import at, budget
-from .rules import no_peer_stores, optimal_makespan
+from .rules import no_peer_stores, optimal_makespan, within_link_budget
 from .schedules import one_f_one_b, render
 
 MAX_MICRO = 32                   # make_schedule runs one block of 32 threads: one per micro-batch
@@ -53,13 +53,18 @@ You write both halves:
 2. `pipeline_tick(sched, tick, prev, act, stash, nxt, grad, w, b, dw, db, stage, stages)` runs on every
    stage at every tick and does what `sched[tick]` says. Each stage is one element-wise affine layer (so
    the kernel stays small and the lesson is the schedule): for micro-batch `m` and feature `i`,
-   - forward: `h = prev[m, i]`; `stash[m % S, i] = h`; `act[m, i] = w[i] * h + b[i]`;
-   - backward: `h = stash[m % S, i]`; the gradient arriving is `g = nxt[m, i]`, except on the last stage,
+   - forward: `h = prev[m, i]`; `stash[m, i] = h`; `act[m, i] = w[i] * h + b[i]`;
+   - backward: `h = stash[m, i]`; the gradient arriving is `g = nxt[m, i]`, except on the last stage,
      where the loss `0.5 (out - target)^2` gives `g = (w[i] * h + b[i]) - nxt[m, i]` (`nxt` is the target
      there); then `dw[i] += g * h`, `db[i] += g`, `grad[m, i] = g * w[i]`.
 
-`prev` is the previous stage's `act` (stage 0: the input `x`), `nxt` the next stage's `grad` (last stage:
-`target`), both read over the link; `dw` and `db` start at zero.
+   Every buffer indexed by micro-batch is a ring of slots: row `m` means row `m % rows` (`rows` =
+   `shape[0]`). `act` and `grad` are two-slot buffers that the neighbours read over the link (`prev` is
+   the previous stage's `act`, `nxt` the next stage's `grad`): one micro-batch in transit each way, as
+   with the send and receive buffers of a real pipeline. The ends of the pipeline use whole arrays: stage
+   0's `prev` is the input `x`, its `grad` is `dx` (the gradient of the input); the last stage's `act` is
+   the model's output `out`, its `nxt` the `target`. `dw` and `db` start at zero. Checked: `out`, `dx`,
+   `dw`, `db`.
 
 **What's new:** the schedule as data: a table that decides what every device does at every tick, and the
 idle ticks it leaves (the bubble) measured from the run.
@@ -68,7 +73,8 @@ idle ticks it leaves (the bubble) measured from the run.
 stages synchronise; then for `tick = 0 .. 2PM - 1` (room for running the micro-batches one after another),
 on every stage `pipeline_tick(...)` with one block of `D` threads (thread `i` = feature `i`), then all
 stages synchronise. `M <= {MAX_MICRO}`. Reading a neighbour's activation in the tick it is written is a race
-between devices; a slot reused too early is a wrong gradient.
+between devices; a slot reused too early is a wrong gradient. Each activation and each gradient crosses
+its link once.
 
 **Read more:** {READING}
 """
@@ -84,13 +90,12 @@ def spec(**buffers) -> dict[str, np.ndarray]:
     for p in range(stages):
         hs.append(ws[p] * hs[p] + bs[p])
     g = hs[-1] - target
-    out: dict[str, np.ndarray] = {}
+    out: dict[str, np.ndarray] = {at("out", stages - 1): hs[-1]}
     for p in reversed(range(stages)):
         out[at("dw", p)] = (g * hs[p]).sum(axis=0)
         out[at("db", p)] = g.sum(axis=0)
         g = g * ws[p]
-        out[at("grad", p)] = g
-        out[at("act", p)] = hs[p + 1]
+    out[at("dx", 0)] = g
     return {k: v.astype(np.float32) for k, v in out.items()}
 
 
@@ -98,13 +103,17 @@ def _case(name: str, rng: np.random.Generator, stages: int, micro: int, features
     assert 2 <= stages and 1 <= micro <= MAX_MICRO and features <= 1024
     ticks = 2 * stages * micro
     buffers: dict = {at("x", 0): rng.normal(0.5, 1.0, (micro, features)).astype(np.float32),
-                     at("target", stages - 1): rng.normal(0, 1, (micro, features)).astype(np.float32)}
+                     at("target", stages - 1): rng.normal(0, 1, (micro, features)).astype(np.float32),
+                     at("out", stages - 1): np.full((micro, features), np.nan, np.float32),
+                     at("dx", 0): np.full((micro, features), np.nan, np.float32)}
     for p in range(stages):
         buffers[at("sched", p)] = np.zeros(ticks, np.int32)
         buffers[at("w", p)] = (rng.uniform(0.5, 1.5, features) * rng.choice([-1, 1], features)).astype(np.float32)
         buffers[at("b", p)] = rng.normal(0, 0.5, features).astype(np.float32)
-        buffers[at("act", p)] = np.full((micro, features), np.nan, np.float32)
-        buffers[at("grad", p)] = np.full((micro, features), np.nan, np.float32)
+        if p < stages - 1:    # two-slot transit buffers between neighbours
+            buffers[at("act", p)] = np.full((2, features), np.nan, np.float32)
+        if p > 0:
+            buffers[at("grad", p)] = np.full((2, features), np.nan, np.float32)
         buffers[at("stash", p)] = np.full((min(micro, stages - p), features), np.nan, np.float32)
         buffers[at("dw", p)] = np.zeros(features, np.float32)
         buffers[at("db", p)] = np.zeros(features, np.float32)
@@ -114,10 +123,12 @@ def _case(name: str, rng: np.random.Generator, stages: int, micro: int, features
     for t in range(ticks):
         for p in range(stages):
             prev = at("x", 0) if p == 0 else at("act", p - 1)
+            act = at("out", p) if p == stages - 1 else at("act", p)
             nxt = at("target", p) if p == stages - 1 else at("grad", p + 1)
+            grad = at("dx", 0) if p == 0 else at("grad", p)
             steps.append(LaunchStep("pipeline_tick", 1, features,
-                                    (at("sched", p), t, prev, at("act", p), at("stash", p), nxt, at("grad", p),
-                                     at("w", p), at("b", p), at("dw", p), at("db", p), p, stages), device=p))
+                                    (at("sched", p), t, prev, act, at("stash", p), nxt, grad, at("w", p),
+                                     at("b", p), at("dw", p), at("db", p), p, stages), device=p))
         steps.append(Sync())
     row = features * micro * 4              # one activation (or gradient) per micro-batch crosses each link
     ideal = budget([(p - 1, p, row) for p in range(1, stages)] + [(p + 1, p, row) for p in range(stages - 1)])
@@ -157,10 +168,11 @@ PUZZLE = Puzzle(
     kernels=("make_schedule", "pipeline_tick"),
     spec=spec,
     make_cases=make_cases,
-    outputs=("act", "grad", "dw", "db"),
+    outputs=("out", "dx", "dw", "db"),
     constraints=(
         max_global_reads_per_thread(1, "prev"),
         max_global_reads_per_thread(1, "nxt"),
+        within_link_budget("a pipeline (one activation and one gradient per micro-batch)"),
         no_atomics(),
         no_peer_stores(),
     ),
@@ -169,7 +181,8 @@ PUZZLE = Puzzle(
     ),
     hints=(
         "In `pipeline_tick`: `op = sched[tick]`; return if `op == 0` or `i >= w.size`; `m = op - 1` for a "
-        "forward, `m = -op - 1` for a backward; `S = stash.shape[0]`. In `make_schedule`, thread `m` (if "
+        "forward, `m = -op - 1` for a backward; row `m` of any buffer `a` is `a[m % a.shape[0], i]`. In "
+        "`make_schedule`, thread `m` (if "
         "`m < micro`) writes `sched[tick_of_forward] = m + 1` and `sched[tick_of_backward] = -(m + 1)`.",
         "A schedule that runs micro-batch after micro-batch is valid: forward of `m` on stage `p` at tick "
         "`2 P m + p`, its backward at `2 P m + 2 P - 1 - p` (★). For 1F1B, the backward of `m` on stage `p` "

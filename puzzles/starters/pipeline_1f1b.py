@@ -3,9 +3,10 @@
 make_schedule: thread m places micro-batch m's ops in this stage's row: sched[t] = m + 1 (forward of m) and
 sched[t'] = -(m + 1) (its backward); every other tick stays 0 (idle).
 pipeline_tick: runs at every tick on every stage; op = sched[tick]; thread i handles feature i.
-  forward of m:   h = prev[m, i]; stash[m % S, i] = h; act[m, i] = w[i] * h + b[i]      (S = stash.shape[0])
-  backward of m:  h = stash[m % S, i]; g = nxt[m, i] (last stage: g = w[i] * h + b[i] - nxt[m, i]);
+  forward of m:   h = prev[m, i]; stash[m, i] = h; act[m, i] = w[i] * h + b[i]
+  backward of m:  h = stash[m, i]; g = nxt[m, i] (last stage: g = w[i] * h + b[i] - nxt[m, i]);
                   dw[i] += g * h; db[i] += g; grad[m, i] = g * w[i]
+Row m of every buffer a means row m % a.shape[0]: stash, act and grad are rings of a few slots.
 """
 from numba import cuda
 

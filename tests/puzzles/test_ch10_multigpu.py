@@ -347,10 +347,23 @@ def test_pipeline_spec_against_a_loop_over_micro_batches():
         for p in (2, 1, 0):
             dw[p] += g * hs[p]
             g = g * b[f"w@{p}"]
-        np.testing.assert_allclose(expected["grad@0"][m], g, rtol=1e-6)
-        np.testing.assert_allclose(expected["act@2"][m], hs[-1], rtol=1e-6)
+        np.testing.assert_allclose(expected["dx@0"][m], g, rtol=1e-6)
+        np.testing.assert_allclose(expected["out@2"][m], hs[-1], rtol=1e-6)
     for p in range(stages):
         np.testing.assert_allclose(expected[f"dw@{p}"], dw[p], rtol=1e-5)
+
+
+def test_pipeline_stash_cannot_be_skipped(tmp_path):
+    """GPipe with the backward re-reading the stage's input over the link instead of its stash: the
+    two-slot transit buffer has moved on (wrong gradients) and the link carries the activation twice."""
+    source = (ROOT / "tests/puzzles/wrong/pipeline_1f1b__gpipe.py").read_text()
+    cheat = source.replace("        h = stash[m % stash.shape[0], i]\n", "        h = prev[m % prev.shape[0], i]\n")
+    assert cheat != source
+    path = tmp_path / "cheat.py"
+    path.write_text(cheat)
+    result = check_file(p69.PUZZLE, path)
+    kinds = {f.kind for f in result.failures}
+    assert not result.passed and {"mismatch", "constraint"} <= kinds
 
 
 def test_pipeline_run_has_the_bubble_of_its_schedule():

@@ -24,15 +24,15 @@ def pipeline_tick(sched, tick, prev, act, stash, nxt, grad, w, b, dw, db, stage,
         return
     if op > 0:
         m = op - 1
-        h = prev[m, i]
+        h = prev[m % prev.shape[0], i]
         stash[m, i] = h
-        act[m, i] = w[i] * h + b[i]
+        act[m % act.shape[0], i] = w[i] * h + b[i]
     else:
         m = -op - 1
         h = stash[m, i]
-        g = nxt[m, i]
+        g = nxt[m % nxt.shape[0], i]
         if stage == stages - 1:
             g = w[i] * h + b[i] - g
         dw[i] += g * h
         db[i] += g
-        grad[m, i] = g * w[i]
+        grad[m % grad.shape[0], i] = g * w[i]
