@@ -77,6 +77,12 @@ class Case:
     note: str = ""                     # why this case exists, shown when it fails
     devices: Devices | None = None     # several devices (chapter 10); None: one device, as every other case
 
+    @property
+    def launches(self) -> tuple[LaunchStep, ...]:
+        """The launch steps in order, without the ``Sync`` points: how one GPU runs a multi-device case
+        (every array in its memory, the devices' launches in issue order)."""
+        return tuple(s for s in self.steps if isinstance(s, LaunchStep))
+
 
 @dataclass(frozen=True)
 class RunStats:

@@ -23,7 +23,6 @@ from numba import cuda  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from puzzles.model import LaunchStep  # noqa: E402
 from puzzles.registry import all_puzzles  # noqa: E402
 
 
@@ -38,10 +37,9 @@ def signatures(puzzle) -> dict[str, set[tuple]]:
     """kernel name -> the distinct numba argument-type tuples its launches use over all cases."""
     out: dict[str, set[tuple]] = {}
     for case in puzzle.make_cases():
-        for step in case.steps:
-            if isinstance(step, LaunchStep):
-                types = tuple(numba.typeof(v) for v in step.arg_values(case.buffers))
-                out.setdefault(step.kernel, set()).add(types)
+        for step in case.launches:
+            types = tuple(numba.typeof(v) for v in step.arg_values(case.buffers))
+            out.setdefault(step.kernel, set()).add(types)
     return out
 
 

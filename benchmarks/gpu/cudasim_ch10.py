@@ -27,7 +27,6 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from puzzles.compare import first_mismatch  # noqa: E402
-from puzzles.model import LaunchStep  # noqa: E402
 from puzzles.multidevice import output_names  # noqa: E402
 from puzzles.registry import all_puzzles  # noqa: E402
 
@@ -37,14 +36,12 @@ def _count(d) -> int:
 
 
 def threads(case) -> int:
-    return sum(_count(s.grid) * _count(s.block) for s in case.steps if isinstance(s, LaunchStep))
+    return sum(_count(s.grid) * _count(s.block) for s in case.launches)
 
 
 def run(mod, case) -> dict:
     buffers = copy.deepcopy(dict(case.buffers))
-    for step in case.steps:
-        if not isinstance(step, LaunchStep):
-            continue
+    for step in case.launches:
         grid = (step.grid,) if isinstance(step.grid, int) else tuple(step.grid)
         block = (step.block,) if isinstance(step.block, int) else tuple(step.block)
         getattr(mod, step.kernel)[grid, block, 0, step.shared_mem](*step.arg_values(buffers))

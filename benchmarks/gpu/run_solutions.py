@@ -27,7 +27,6 @@ from numba import cuda  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from puzzles.model import Sync  # noqa: E402
 from puzzles.multidevice import output_names  # noqa: E402
 from puzzles.registry import all_puzzles  # noqa: E402
 
@@ -61,9 +60,7 @@ def run_sim(mod, puzzle, case) -> dict:
     import gpusim
 
     bufs = {k: copy.deepcopy(v) for k, v in case.buffers.items()}
-    for step in case.steps:
-        if isinstance(step, Sync):
-            continue
+    for step in case.launches:
         gpusim.launch(getattr(mod, step.kernel), step.grid, step.block, step.arg_values(bufs),
                       step.shared_mem, instrument=False)
     return bufs
@@ -72,9 +69,7 @@ def run_sim(mod, puzzle, case) -> dict:
 def run_gpu(mod, case) -> dict:
     bufs = {k: copy.deepcopy(v) for k, v in case.buffers.items()}
     dev = {k: cuda.to_device(v) if isinstance(v, np.ndarray) else v for k, v in bufs.items()}
-    for step in case.steps:
-        if isinstance(step, Sync):
-            continue
+    for step in case.launches:
         kern = getattr(mod, step.kernel)
         args = step.arg_values(dev)
         if step.shared_mem:

@@ -123,6 +123,12 @@ def test_names_and_outputs():
         multidevice.output_names(_puzzle(), {"x@0": 0})
 
 
+def test_case_launches_leave_out_the_syncs():
+    case = _cases()()[0]
+    assert len(case.steps) == 7 and [s.kernel for s in case.launches] == ["pull"] * 3 + ["double"] * 3
+    assert case.launches[0].arg_values(case.buffers)[3] == 40        # an int argument passes as it is
+
+
 def test_peer_reads_list_the_transfers_a_real_run_needs():
     case = _cases()()[0]
     # step d pulls x@(d-1) onto device d; x@d and the doublings are local; scalars are not transfers
