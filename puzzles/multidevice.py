@@ -64,6 +64,12 @@ def output_names(puzzle: Puzzle, buffers: dict[str, Any]) -> tuple[str, ...]:
     return tuple(names)
 
 
+def case_outputs(puzzle: Puzzle, case: Case) -> tuple[str, ...]:
+    """The buffers compared with the spec in any case: ``puzzle.outputs``, or for a multi-device case the
+    ``x@d`` buffers they stand for."""
+    return output_names(puzzle, case.buffers) if case.devices is not None else tuple(puzzle.outputs)
+
+
 def build_system(case: Case, buffers: dict[str, Any]) -> System:
     """A ``System`` for ``case.devices`` with every array of ``buffers`` placed by its name."""
     spec = case.devices
@@ -193,4 +199,5 @@ def _spec(puzzle: Puzzle, before: dict[str, Any]) -> dict[str, Any]:
     return dict(expected)
 
 
-__all__ = ["base_name", "build_system", "device_of", "output_names", "peer_reads", "run_case", "with_devices"]
+__all__ = ["base_name", "build_system", "case_outputs", "device_of", "output_names", "peer_reads", "run_case",
+           "with_devices"]

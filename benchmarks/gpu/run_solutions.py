@@ -27,7 +27,7 @@ from numba import cuda  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from puzzles.multidevice import output_names  # noqa: E402
+from puzzles.multidevice import case_outputs  # noqa: E402
 from puzzles.registry import all_puzzles  # noqa: E402
 
 # A multi-device case (chapter 10) runs here on one GPU: its launches in issue order (a valid order of the
@@ -84,17 +84,13 @@ def sim_vs_gpu(mod, puzzle, case) -> int:
     """Largest ulp (or count of differing integer elements) between gpusim's and the GPU's outputs."""
     g = run_gpu(mod, case)
     s = run_sim(mod, puzzle, case)
-    return max(ulp_diff(np.asarray(s[n]), np.asarray(g[n])) for n in outputs(puzzle, case))
-
-
-def outputs(puzzle, case) -> tuple[str, ...]:
-    return output_names(puzzle, case.buffers) if case.devices is not None else puzzle.outputs
+    return max(ulp_diff(np.asarray(s[n]), np.asarray(g[n])) for n in case_outputs(puzzle, case))
 
 
 def run_case(mod, puzzle, case) -> str | None:
     got = run_gpu(mod, case)
     expected = puzzle.spec(**{k: copy.deepcopy(v) for k, v in case.buffers.items()})
-    for name in outputs(puzzle, case):
+    for name in case_outputs(puzzle, case):
         g, e = np.asarray(got[name]), np.asarray(expected[name])
         if g.shape != e.shape:
             return f"{name}: shape {g.shape} != {e.shape}"

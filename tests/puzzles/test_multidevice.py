@@ -4,6 +4,7 @@ and the transfers a graduate run on real GPUs would make."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -121,6 +122,10 @@ def test_names_and_outputs():
     assert multidevice.output_names(_puzzle(), buffers) == ("out@0", "out@1", "out@10")
     with pytest.raises(PuzzleBug):
         multidevice.output_names(_puzzle(), {"x@0": 0})
+    case = _cases()()[0]
+    assert multidevice.case_outputs(_puzzle(), case) == ("out@0", "out@1", "out@2")
+    single = dataclasses.replace(case, devices=None)
+    assert multidevice.case_outputs(_puzzle(), single) == ("out",)
 
 
 def test_case_launches_leave_out_the_syncs():
