@@ -140,9 +140,10 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     )
 
 
-def bench(n: int) -> Case:
-    return _case(f"bench 8 ranks n={n}", spread(np.random.default_rng(64), (MAX_RANKS, n)),
-                 "graduate-mode timing: an all-reduce of n float32 over 8 ranks")
+def bench(n: int, ranks: int = MAX_RANKS) -> Case:
+    """An all-reduce of n float32 per rank (``ranks``: how many GPUs a graduate run has)."""
+    return _case(f"bench {ranks} ranks n={n}", spread(np.random.default_rng(64), (ranks, n)),
+                 f"graduate-mode timing: an all-reduce of n float32 over {ranks} ranks")
 
 
 PUZZLE = Puzzle(

@@ -115,10 +115,11 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     )
 
 
-def bench(n: int) -> Case:
-    shard = max(ALIGN, n // MAX_RANKS // ALIGN * ALIGN)
-    return _case(f"bench 8 ranks S={shard}", spread(np.random.default_rng(66), (MAX_RANKS, shard)),
-                 "graduate-mode timing: an all-gather of about n float32 over 8 ranks")
+def bench(n: int, ranks: int = MAX_RANKS) -> Case:
+    """An all-gather into n float32 per rank (``ranks``: how many GPUs a graduate run has)."""
+    shard = max(ALIGN, n // ranks // ALIGN * ALIGN)
+    return _case(f"bench {ranks} ranks S={shard}", spread(np.random.default_rng(66), (ranks, shard)),
+                 f"graduate-mode timing: an all-gather of about n float32 over {ranks} ranks")
 
 
 PUZZLE = Puzzle(

@@ -117,10 +117,11 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     )
 
 
-def bench(n: int) -> Case:
-    rows = max(ROWS, n // (4 * 128))
-    return _random(f"bench 4 devices R={rows}", np.random.default_rng(67), 4, rows, 128, 64,
-                   "graduate-mode timing: about n input elements over 4 devices")
+def bench(n: int, ranks: int = 4) -> Case:
+    """About n input elements over ``ranks`` devices (how many GPUs a graduate run has)."""
+    rows = max(ROWS, n // (ranks * 128))
+    return _random(f"bench {ranks} devices R={rows}", np.random.default_rng(67), ranks, rows, 128, 64,
+                   f"graduate-mode timing: about n input elements over {ranks} devices")
 
 
 PUZZLE = Puzzle(

@@ -116,10 +116,11 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     )
 
 
-def bench(n: int) -> Case:
-    rows = max(TY, n // (4 * 128))
-    return _random(f"bench 4 devices R={rows}", np.random.default_rng(68), 4, rows, 64, 128,
-                   "graduate-mode timing: about n output elements over 4 devices")
+def bench(n: int, ranks: int = 4) -> Case:
+    """About n output elements over ``ranks`` devices (how many GPUs a graduate run has)."""
+    rows = max(TY, n // (ranks * 128))
+    return _random(f"bench {ranks} devices R={rows}", np.random.default_rng(68), ranks, rows, 64, 128,
+                   f"graduate-mode timing: about n output elements over {ranks} devices")
 
 
 PUZZLE = Puzzle(

@@ -152,10 +152,11 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     )
 
 
-def bench(n: int) -> Case:
-    features = min(1024, max(32, n // 64))
-    return _case(f"bench P=4 M=16 D={features}", np.random.default_rng(69), 4, 16, features,
-                 "graduate-mode timing: 16 micro-batches through 4 stages")
+def bench(n: int, ranks: int = 4) -> Case:
+    """16 micro-batches of about n / 16 features through ``ranks`` stages (how many GPUs a run has)."""
+    features = min(1024, max(32, n // 16))
+    return _case(f"bench P={ranks} M=16 D={features}", np.random.default_rng(69), ranks, 16, features,
+                 f"graduate-mode timing: 16 micro-batches through {ranks} stages")
 
 
 PUZZLE = Puzzle(

@@ -153,9 +153,10 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     )
 
 
-def bench_max() -> Case:
-    return _random(f"bench 8 devices R={R_MAX}", np.random.default_rng(70), 8, R_MAX,
-                   "graduate-mode timing: the largest case, 8 devices of the longest blocks")
+def bench_max(ranks: int = 8) -> Case:
+    """The longest blocks on ``ranks`` devices (how many GPUs a graduate run has)."""
+    return _random(f"bench {ranks} devices R={R_MAX}", np.random.default_rng(70), ranks, R_MAX,
+                   f"graduate-mode timing: the largest case, {ranks} devices of the longest blocks")
 
 
 PUZZLE = Puzzle(

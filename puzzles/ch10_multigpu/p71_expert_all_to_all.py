@@ -181,9 +181,10 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     )
 
 
-def bench_max() -> Case:
-    return _random(f"bench 8 devices T={TOKENS_MAX}", np.random.default_rng(71), 8, TOKENS_MAX, TOKENS_MAX // 4,
-                   "graduate-mode timing: the largest case the route kernel's one block allows")
+def bench_max(ranks: int = 8) -> Case:
+    """The most tokens route's one block allows, on ``ranks`` devices (how many GPUs a graduate run has)."""
+    return _random(f"bench {ranks} devices T={TOKENS_MAX}", np.random.default_rng(71), ranks, TOKENS_MAX,
+                   TOKENS_MAX // 4, "graduate-mode timing: the largest case the route kernel's one block allows")
 
 
 PUZZLE = Puzzle(

@@ -172,6 +172,10 @@ def test_bench_builds_a_case_like_the_others(module):
 
     if puzzle.bench is not None:
         assert size(puzzle.bench(1 << 20)) >= 3 * size(small), "bench(n) should grow with n"
+    # a graduate run on two GPUs asks for two ranks
+    two = puzzle.bench(4096, ranks=2) if puzzle.bench is not None else puzzle.bench_max(ranks=2)
+    assert two.devices.count == 2
+    _check_case_shape(puzzle, two)
 
 
 @pytest.mark.parametrize("module", MODULES, ids=IDS)
@@ -452,3 +456,15 @@ def test_a_race_between_devices_names_both_devices(tmp_path):
     assert fault.fault.device != fault.fault.other_device
     assert "with no synchronisation between the two launches" in fault.message
     assert fault.message.startswith(f"on device {fault.detail['device']}:")
+
+
+@pytest.mark.parametrize("module", MODULES, ids=IDS)
+def test_reference_passes_its_benchmark_cases(module):
+    """The graduate benchmark cases (the default device count, and two GPUs) are valid cases the reference
+    passes, judged as the checker judges."""
+    puzzle = module.PUZZLE
+    make = puzzle.bench if puzzle.bench is not None else (lambda n, ranks=8: puzzle.bench_max(ranks=ranks))
+    cases = (make(4096), make(4096, ranks=2))
+    benched = dataclasses.replace(puzzle, make_cases=lambda rng=None: cases)
+    result = check_file(benched, ROOT / "solutions" / puzzle.solution_file)
+    assert result.passed, [f.message for f in result.failures]
