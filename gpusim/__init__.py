@@ -1,8 +1,9 @@
 """gpusim: run numba.cuda kernels on the CPU, all threads at once, and find their faults.
 
-See ``gpusim.backends.lanes.codegen`` for the execution model.
+See ``gpusim.backends.lanes.codegen`` for the execution model, ``gpusim.devices`` for several devices.
 """
 
+from .devices import DeviceRace, LinkTraffic, System, Topology
 from .faults import (
     BarrierDivergence,
     DataRace,
@@ -21,7 +22,8 @@ from .observe.events import AccessEvent, ArrayInfo, LaunchInfo, Observer
 from .report import LaunchReport
 
 __all__ = [
-    "AccessEvent", "ArrayInfo", "BarrierDivergence", "DataRace", "Kernel", "KernelCompileError", "KernelError",
-    "KernelFault", "KernelSyntaxError", "KernelTimeout", "LaunchError", "LaunchInfo", "LaunchReport",
-    "Observer", "OutOfBounds", "UninitializedRead", "UnsupportedConstruct", "compile_kernel", "jit", "launch",
+    "AccessEvent", "ArrayInfo", "BarrierDivergence", "DataRace", "DeviceRace", "Kernel", "KernelCompileError",
+    "KernelError", "KernelFault", "KernelSyntaxError", "KernelTimeout", "LaunchError", "LaunchInfo",
+    "LaunchReport", "LinkTraffic", "Observer", "OutOfBounds", "System", "Topology", "UninitializedRead",
+    "UnsupportedConstruct", "compile_kernel", "jit", "launch",
 ]

@@ -22,6 +22,7 @@ from typing import Any
 import gpusim
 from gpusim.faults import KernelCompileError, KernelFault, KernelTimeout, LaunchError
 
+from . import multidevice
 from .compare import PuzzleBug, first_mismatch
 from .loader import Solution, load_solution
 from .model import Case, Puzzle, Rule, RunStats
@@ -113,6 +114,8 @@ def _run_case(puzzle: Puzzle, solution: Solution, case: Case, outcome: CaseResul
 
 
 def _launch_all(puzzle: Puzzle, solution: Solution, case: Case, outcome: CaseResult, trace: bool) -> None:
+    if case.devices is not None:    # several devices (chapter 10): puzzles/multidevice.py runs and judges it
+        return multidevice.run_case(puzzle, solution, case, outcome, trace=trace, max_steps=MAX_STEPS)
     buffers = copy.deepcopy(dict(case.buffers))
     before = copy.deepcopy(dict(case.buffers))
     for number, step in enumerate(case.steps, 1):
