@@ -101,6 +101,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             "difficulty": p.difficulty, "stars": prog.stars(p.slug), "max_stars": checker.max_stars(p),
             "attempts": prog.puzzles[p.slug].attempts if p.slug in prog.puzzles else 0,
             "solved": bool(prog.puzzles.get(p.slug) and prog.puzzles[p.slug].solved_at),
+            "solution_revealed": bool(prog.puzzles.get(p.slug) and prog.puzzles[p.slug].solution_revealed),
         } for p in puzzles]
         _print_json({"schema": SCHEMA, "puzzles": rows})
     else:
@@ -130,7 +131,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not args.reference:
         _warn(progress.record_check(puzzle, result, _load_progress()).warnings)
     if args.json:
-        _print_json(result.to_dict())
+        _print_json(_located(result.to_dict()))
     else:
         print(render.check_report(result, puzzle.title))
         if args.debug:
@@ -160,7 +161,7 @@ def _check_all(reference: bool, as_json: bool) -> int:
         _warn(prog.warnings)
     if as_json:
         results = [{"puzzle": p.slug, "number": p.number, "status": status,
-                    "result": r.to_dict() if r is not None else None} for p, status, r in rows]
+                    "result": _located(r.to_dict()) if r is not None else None} for p, status, r in rows]
         _print_json({"schema": SCHEMA, "reference": reference, "passed": passed, "total": len(rows),
                      "results": results})
     else:
@@ -255,6 +256,20 @@ def _warn(warnings: list[str]) -> None:
 
 def _error(text: str) -> None:
     print(f"gpu-puzzles: {text}", file=sys.stderr)
+
+
+def _located(doc: dict) -> dict:
+    """Every failure of a check's JSON names its file and line: a fault's come from the fault itself."""
+    failures = list(doc.get("failures", []))
+    for case in doc.get("cases", []):
+        failures += case.get("failures", [])
+    for failure in failures:
+        fault = failure.get("fault") or {}
+        if not failure.get("file") and fault.get("file"):
+            failure["file"] = fault["file"]
+        if not failure.get("line") and fault.get("line"):
+            failure["line"] = fault["line"]
+    return doc
 
 
 def _print_json(doc: dict) -> None:
