@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from rich.text import Text
 from textual.widgets import Markdown, Static
 
 from ..widgets.puzzle_page import PageScroll
