@@ -239,8 +239,9 @@ class GpuPuzzlesApp(App):
         return isinstance(self.focused, TextArea)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        if action in ("request_quit_key", "help_key") and self._editing():
-            return False        # the editor types q and ?; ctrl+q and f1 still work
+        if action in ("request_quit_key", "help_key") and (self._editing() or isinstance(self.screen,
+                                                                                         WorkspaceScreen)):
+            return False        # in the workspace q and ? are typed into the file; ctrl+q and f1 still work
         return True
 
     def action_help(self) -> None:

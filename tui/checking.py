@@ -75,7 +75,7 @@ class CheckRunner:
     def __init__(self, deliver: Callable[[CheckRun, object], None],
                  check: Callable[[object, str, Path], object] = check_text):
         self._deliver = deliver
-        self._check = check
+        self.check = check                     # (puzzle, text, path) -> CheckResult, run in the thread
         self._numbers = itertools.count(1)
         self._one_at_a_time = threading.Lock()
         self.current: CheckRun | None = None
@@ -105,7 +105,7 @@ class CheckRunner:
         with self._one_at_a_time:              # an abandoned check finishes before the next one starts
             if run.cancelled:
                 return
-            result = self._check(run.puzzle, run.text, run.path)
+            result = self.check(run.puzzle, run.text, run.path)
         if not run.cancelled:
             self._deliver(run, result)
 

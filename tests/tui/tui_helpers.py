@@ -82,3 +82,13 @@ async def wait_for_check(app, pilot, timeout: float = 60.0):
         await asyncio.sleep(0.02)
     await pilot.pause()
     await pilot.pause()
+
+
+async def wait_until(pilot, condition, timeout: float = 60.0, what: str = "the condition"):
+    """Pause until ``condition()`` is true (or fail after ``timeout`` seconds)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not condition():
+        if loop.time() > end:
+            raise TimeoutError(f"{what} did not happen within {timeout} s")
+        await pilot.pause(0.02)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+import time
 from pathlib import Path
 
 from textual import events
@@ -38,6 +39,8 @@ WIDE = 110
 """From this many columns on, the editor and the side pane are shown side by side."""
 AUTOSAVE_DELAY = 0.6
 """Seconds after the last change before the editor's text is written to the file."""
+AUTOSAVE_MAX = 2.0
+"""While typing goes on, the text is written at least this often (seconds)."""
 DISK_POLL = 1.0
 """Seconds between looks at the file for changes made outside the app."""
 SIDE_TABS = (("task", "Task"), ("results", "Results"), ("console", "Console"))
@@ -80,6 +83,7 @@ class WorkspaceScreen(Screen):
         self.result = None
         self._fault_cursor = -1
         self._autosave_timer = None
+        self._unsaved_since = 0.0
         self._offering_reload = False
         self._declined: float | None = None
 
@@ -223,9 +227,15 @@ class WorkspaceScreen(Screen):
         return True
 
     def on_text_area_changed(self, event) -> None:
+        """Debounced autosave: ``AUTOSAVE_DELAY`` after the last change, and never later than ``AUTOSAVE_MAX``
+        after the first unsaved one."""
+        now = time.monotonic()
         if self._autosave_timer is not None:
             self._autosave_timer.stop()
-        self._autosave_timer = self.set_timer(AUTOSAVE_DELAY, self._autosave)
+        else:
+            self._unsaved_since = now
+        delay = max(0.05, min(AUTOSAVE_DELAY, self._unsaved_since + AUTOSAVE_MAX - now))   # 0 breaks a timer
+        self._autosave_timer = self.set_timer(delay, self._autosave)
 
     def _autosave(self) -> None:
         self._autosave_timer = None

@@ -75,7 +75,7 @@ class OutputsView(ReportView):
         texts_got = [fmt_value(v) for v in flat_got]
         texts_want = [fmt_value(v) for v in flat_want]
         cell = max(4, min(10, max(len(t) for t in texts_got + texts_want) + 1))
-        width = max(self.size.width, 40)
+        width = self.draw_width
         fit_cols = max(1, (width - 13) // (cell + 1))
         first = pair.first_wrong()
         focus_row = 0

@@ -211,7 +211,7 @@ class PhaseView(ReportView):
             texts_grid = None
         size = int(np.prod(view.shape))
         sr, sc = divmod(self.slot % max(size, 1), cols)      # as_rows lays every array out in rows of ``cols``
-        width = max(self.size.width, 40)
+        width = self.draw_width
         c0, c1 = window(cols, max(1, (width - 8) // (cell + 1)), sc)
         r0, r1 = window(rows, MAX_ROWS, sr)
         out = Text()

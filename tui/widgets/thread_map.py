@@ -80,12 +80,12 @@ class ThreadMap(ReportView):
                     bx, by, bz = (int(v) for v in fault.block)
                     self.set_reactive(ThreadMap.block, bx + by * gx + bz * gx * gy)
                 self._pick_mode()
-                shape = em.shape[1:] if em.space == "shared" else em.shape
-                cell = drawing_cell(tuple(int(i) for i in fault.index), tuple(shape), WRAP)
-                if cell is not None:
-                    grid, _ = as_rows(np.zeros(shape, np.int64), WRAP)
-                    self.set_reactive(ThreadMap.cursor, (min(cell[0], grid.shape[0] - 1),
-                                                         min(cell[1], grid.shape[1] - 1)))
+                shape = tuple(em.shape[1:] if em.space == "shared" else em.shape)
+                if len(fault.index) == len(shape):      # the element, or the nearest one inside the array
+                    inside = tuple(max(0, min(int(i), n - 1)) for i, n in zip(fault.index, shape))
+                    cell = drawing_cell(inside, shape, WRAP)
+                    if cell is not None:
+                        self.set_reactive(ThreadMap.cursor, cell)
                 return True
         return False
 
@@ -166,7 +166,7 @@ class ThreadMap(ReportView):
         launch = self.report.launch
         tpb = launch.threads_per_block
         cell = max(3, len(str(max(launch.num_threads - 1, 0))) + 1)
-        width = max(self.size.width, 40)
+        width = self.draw_width
         row_label_w = 7
         fit_cols = max(1, (width - row_label_w - 1) // (cell + 1))
         c0, c1 = window(draw_cols, fit_cols, c)
@@ -208,7 +208,7 @@ class ThreadMap(ReportView):
                     style = FAULT_STYLE
                     text = f"!{text}" if len(text) < cell else text
                 if (rr, cc) == (r, c):
-                    style = "bold black on white"
+                    style = "bold #d62828 on white" if marked.get((rr, cc)) == "in" else "bold black on white"
                 out.append(f"{text:>{cell}}", style=style)
                 out.append(*self._gap(labels, rr, cc, rows, cols, tpb))
             out.append("\n")
@@ -220,12 +220,11 @@ class ThreadMap(ReportView):
             out.append(legend(vmax, f"{self.mode} per element"))
             out.append("   number: the first thread (global linear id) that did it", style="dim")
         out.append("\n▕ a block boundary", style="dim")
-        if marks:
-            out.append("   ", style="dim")
-            out.append(" ! ", style=FAULT_STYLE)
-            out.append(" a fault's element   ", style="dim")
-            out.append(" ✗ ", style=FAULT_STYLE)
-            out.append(" an index outside the array", style="dim")
+        for mark, what in (("!", "a fault's element"), ("✗", "an index outside the array")):
+            if any(m.inside == (mark == "!") for m in marks):
+                out.append("   ")
+                out.append(f" {mark} ", style=FAULT_STYLE)
+                out.append(f" {what}", style="dim")
         return Group(out, self._details(em, index_of(r, c), counts is not None, marks))
 
     @staticmethod
@@ -264,8 +263,8 @@ class ThreadMap(ReportView):
         if em.partial:
             out.append("\n  (the trace covers part of the launch: thread numbers may be missing)", style="dim")
         for mark in marks:
-            out.append(f"\n{mark.kind}: ", style="bold red")
-            out.append(mark.text.split(": ", 1)[1] if ": " in mark.text else mark.text)
+            out.append(f"\n{mark.kind}", style="bold red")
+            out.append(mark.text.removeprefix(mark.kind))
         return out
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
