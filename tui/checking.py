@@ -46,13 +46,28 @@ def check_text(puzzle, text: str, path: Path):
     snapshot = snapshot_path(path)
     try:
         write_atomic(snapshot, text)
-        return checker.check_file(puzzle, snapshot, trace=True)
+        return _as_players_file(checker.check_file(puzzle, snapshot, trace=True), snapshot, Path(path))
     except Exception as e:  # check_file promises not to raise; if it does, the app must still carry on
         from puzzles.results import CheckResult, Failure
 
         result = CheckResult(puzzle=puzzle.slug, number=puzzle.number, file=str(path))
         result.failures.append(Failure("error", f"the checker failed: {type(e).__name__}: {e}"))
         return result
+
+
+def _as_players_file(result, snapshot: Path, path: Path):
+    """Messages name the player's file, not the snapshot (which is the same text). The launches' own
+    file names stay the snapshot's, so the views read the source lines that ran."""
+    old, new = str(snapshot.resolve()), str(path)
+    result.file = str(path)
+    for failure in result.failures + [f for c in result.cases for f in c.failures]:
+        failure.message = failure.message.replace(old, new)
+        if failure.filename and same_file(failure.filename, path):
+            failure.filename = new
+        fault = failure.fault
+        if fault is not None and getattr(fault, "filename", "") and same_file(fault.filename, path):
+            fault.filename = new
+    return result
 
 
 @dataclass

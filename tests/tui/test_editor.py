@@ -6,6 +6,7 @@ from __future__ import annotations
 from textual import events
 from tui_helpers import SIZE, make_app, open_puzzle, pilot_test, run_check, wait_until
 
+from tui.checking import snapshot_path
 from tui.widgets.editor import DARK_THEME, LIGHT_THEME, new_line_indent
 
 FAULTY = ("from numba import cuda\n\n\n@cuda.jit\ndef map_kernel(out, a):\n"
@@ -44,8 +45,8 @@ async def test_a_burst_of_keys_is_applied_in_order_and_ctrl_r_checks_all_of_it(h
             app.post_message(events.Key(key, char))
         await wait_until(pilot, lambda: "map" in app.results, what="the check")
         assert editor.text == "xa= 1b\n"
-        checked = app.results["map"].file                        # the snapshot the check ran
-        assert open(checked).read() == "xa= 1b\n"               # ctrl+r took the text after every key
+        checked = snapshot_path(screen.path)                     # the snapshot the check ran
+        assert checked.read_text() == "xa= 1b\n"                # ctrl+r took the text after every key
 
 
 def test_new_lines_keep_the_indentation_and_follow_pythons_blocks():

@@ -94,8 +94,12 @@ def test_the_snapshot_is_what_the_checker_reads(home):
 
     path = workspace.ensure_starter(registry.get("map"))
     result = check_text(registry.get("map"), REFERENCE.read_text(), path)
-    assert result.passed and Path(result.file) == snapshot_path(path)
+    assert result.passed and snapshot_path(path).read_text() == REFERENCE.read_text()
     assert path.read_text() != REFERENCE.read_text()              # the player's file was not touched
+    broken = check_text(registry.get("map"), "def map_kernel(out, a)\n", path)
+    failure = broken.failures[0]
+    assert failure.kind == "compile" and failure.filename == str(path) and failure.lineno == 1
+    assert str(path) in failure.message and ".checked" not in failure.message   # it names the player's file
 
 
 CHILD = textwrap.dedent("""

@@ -91,3 +91,8 @@ async def test_the_browser_fits_80_columns(home):
         assert isinstance(browser, BrowserScreen) and browser.narrow
         tree, page = browser.query_one("#tree"), browser.query_one("#page-scroll")
         assert tree.region.right <= page.region.x and page.region.right <= 80 and page.region.width >= 38
+        room = tree.scrollable_content_region.width
+        for branch in tree.root.children:                  # chapter labels (with their stars) fit
+            assert len(str(branch.label)) + 2 <= room and str(branch.label).endswith("★"), str(branch.label)
+            for leaf in branch.children:                   # and so do the puzzles' (guide, number, title...)
+                assert len(str(leaf.label)) + 4 <= room, str(leaf.label)

@@ -135,7 +135,7 @@ class PhaseView(ReportView):
             out.append(" ")
         out.append(" · untouched   ", style="dim")
         if drawing_values:
-            out.append("number: the slot's value as this phase ends (blank: not written yet)", style="dim")
+            out.append("number: the slot's value as this phase ends (·: not written yet)", style="dim")
         else:
             out.append("number: the thread (linear, in the block) that wrote it last", style="dim")
         if shared and values is None:

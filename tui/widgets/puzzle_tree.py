@@ -64,6 +64,7 @@ class PuzzleTree(Tree):
         self._seen = seen
         self._leaves: dict[str, TreeNode] = {}
         self._title_width = 24
+        self._chapter_width = 60
 
     def on_mount(self) -> None:
         chapters: dict[int, TreeNode] = {}
@@ -79,8 +80,9 @@ class PuzzleTree(Tree):
     def on_resize(self) -> None:
         # number, title, level, stars, mark: the title gets what the rest leaves
         width = max(8, min(28, self.scrollable_content_region.width - 4 - 3 - 6 - 4 - 3))
-        if width != self._title_width:
-            self._title_width = width
+        chapter_width = max(20, self.scrollable_content_region.width - 3)    # after the ▼ and a margin
+        if (width, chapter_width) != (self._title_width, self._chapter_width):
+            self._title_width, self._chapter_width = width, chapter_width
             self.refresh_stars()
 
     def _first(self) -> None:
@@ -108,8 +110,10 @@ class PuzzleTree(Tree):
             if puzzles:
                 got = sum(self._stars(p.slug)[0] for p in puzzles)
                 most = sum(self._stars(p.slug)[1] for p in puzzles)
-                branch.set_label(Text.assemble((chapter_title(puzzles[0].chapter), "bold"),
-                                               (f"  {got}/{most} ★", "yellow" if got else "dim")))
+                count = f"  {got}/{most} ★"
+                room = max(12, self._chapter_width - len(count))
+                branch.set_label(Text.assemble((shorten(chapter_title(puzzles[0].chapter), room), "bold"),
+                                               (count, "yellow" if got else "dim")))
 
     def select_puzzle(self, slug: str) -> None:
         node = self._leaves.get(slug)

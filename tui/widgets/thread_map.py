@@ -234,7 +234,7 @@ class ThreadMap(ReportView):
             return " ", ""
         a, b = int(labels[rr, cc]), int(labels[rr, cc + 1])
         if a >= 0 and b >= 0 and a // tpb != b // tpb:
-            return "▕", "bold yellow"
+            return "▕", "bold magenta"
         return " ", ""
 
     def _details(self, em, index: tuple[int, ...], have_counts: bool, marks) -> Text:
