@@ -101,7 +101,6 @@ def cmd_list(args: argparse.Namespace) -> int:
             "difficulty": p.difficulty, "stars": prog.stars(p.slug), "max_stars": checker.max_stars(p),
             "attempts": prog.puzzles[p.slug].attempts if p.slug in prog.puzzles else 0,
             "solved": bool(prog.puzzles.get(p.slug) and prog.puzzles[p.slug].solved_at),
-            "solution_revealed": bool(prog.puzzles.get(p.slug) and prog.puzzles[p.slug].solution_revealed),
         } for p in puzzles]
         _print_json({"schema": SCHEMA, "puzzles": rows})
     else:

@@ -71,6 +71,9 @@ class TestScreens:
             if screen != "home":
                 app.open_puzzle(puzzle("dot-product"))
                 await pilot.pause()
+                app.screen.editor.cursor_blink = False      # a blinking cursor makes pictures differ
+            if screen == "results":
+                await pilot.press("f7")
             if screen in VIEW_KEY:
                 await pilot.press("ctrl+g", VIEW_KEY[screen])
             if screen == "phases":

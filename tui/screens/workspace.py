@@ -124,6 +124,7 @@ class WorkspaceScreen(Screen):
         return (self.query_one(TabbedContent).active or "").removesuffix("-tab")
 
     def on_mount(self) -> None:
+        self.narrow = self.app.size.width < WIDE
         self.title = f"Puzzle {self.puzzle.number}: {self.puzzle.title}"
         self.watch(self.editor, "dirty", self._editor_dirty)
         self._show_page()
@@ -131,12 +132,11 @@ class WorkspaceScreen(Screen):
         self.editor.focus()
         last = self.app.results.get(self.puzzle.slug)
         if last is not None:
-            self.show_result(last, highlight=False)
+            self.show_result(last, highlight=False, reveal=False)
         if self.app.checking == self.puzzle.slug:
             self.running = True
         self.set_interval(DISK_POLL, self._watch_disk)
-        if self.app.size.width < WIDE and last is None and not self.app.progress.puzzles.get(self.puzzle.slug):
-            self.narrow = True
+        if self.narrow and last is None and not self.app.progress.puzzles.get(self.puzzle.slug):
             self.show_side("task")                # a new puzzle on a small screen: read it first
 
     def _show_page(self) -> None:
@@ -318,14 +318,18 @@ class WorkspaceScreen(Screen):
         self.results.show_cancelled(self.result is not None)
         self.notify("The check was stopped; its result will not be shown.")
 
-    def show_result(self, result, highlight: bool = True) -> None:
-        """Show a finished check (called by the app when the worker is done)."""
+    def show_result(self, result, highlight: bool = True, reveal: bool = True) -> None:
+        """Show a finished check (called by the app when the worker is done); ``reveal`` brings the results
+        to the front (not when a puzzle reopens with the last check of this session)."""
         self.running = False
         self.result = result
         self._fault_cursor = -1
         self.results.result = result
         self.query_one(ConsoleView).show(result)
-        self.show_side("results", focus=False)
+        if reveal:
+            self.show_side("results", focus=False)
+        else:
+            self.query_one(TabbedContent).active = "results-tab"
         self.query_one("#results-scroll").scroll_home(animate=False)
         self._show_page()
         self._subtitle()
