@@ -72,6 +72,8 @@ class TestScreens:
                 app.open_puzzle(puzzle("dot-product"))
                 await pilot.pause()
                 app.screen.editor.cursor_blink = False      # a blinking cursor makes pictures differ
+            if screen == "puzzle":                      # focus decides whether the cursor is drawn
+                await pilot.press("f5" if size == LARGE else "f6")
             if screen == "results":
                 await pilot.press("f7")
             if screen in VIEW_KEY:
@@ -79,6 +81,10 @@ class TestScreens:
             if screen == "phases":
                 await pilot.press("right", "full_stop", "full_stop")
             await pilot.pause()
+            if screen in ("puzzle", "results"):
+                # TextArea caches lines without noting focus when the cursor does not blink: redraw them
+                app.screen.editor._line_cache.clear()
+                app.screen.editor.refresh()
             app.clear_notifications()          # toasts time out: keep them out of the picture
             await pilot.pause()
 
