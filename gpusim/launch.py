@@ -145,15 +145,18 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     with np.errstate(all="ignore"):
         for b0 in range(0, nblocks, per_chunk):
             rt.start_chunk(b0, min(per_chunk, nblocks - b0))
+            stop = True
             try:
                 comp.func(rt, *call_args)
+                stop = False
             except Abort:
-                break
+                pass
             except KernelFault as f:  # pragma: no cover - faults are recorded, not raised
                 rt.faults[(type(f), f.lineno, None, ())] = f
-                break
             except Exception as e:  # an error inside the kernel's own code
                 _record_error(rt, comp, e)
+            rt.show_shared(np.arange(rt.nb), None)     # shared memory as the chunk's blocks leave it
+            if stop:
                 break
     report = LaunchReport(info)
     report.faults = list(rt.faults.values())

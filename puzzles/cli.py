@@ -146,7 +146,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if not args.reference:
         _warn(progress.record_check(puzzle, result, _load_progress()).warnings)
     if args.json:
-        _print_json(result.to_dict())
+        _print_json(_located(result.to_dict()))
     else:
         print(render.check_report(result, puzzle.title))
         if args.debug:
@@ -176,7 +176,7 @@ def _check_all(reference: bool, as_json: bool) -> int:
         _warn(prog.warnings)
     if as_json:
         results = [{"puzzle": p.slug, "number": p.number, "status": status,
-                    "result": r.to_dict() if r is not None else None} for p, status, r in rows]
+                    "result": _located(r.to_dict()) if r is not None else None} for p, status, r in rows]
         _print_json({"schema": SCHEMA, "reference": reference, "passed": passed, "total": len(rows),
                      "results": results})
     else:
@@ -271,6 +271,20 @@ def _warn(warnings: list[str]) -> None:
 
 def _error(text: str) -> None:
     print(f"gpu-puzzles: {text}", file=sys.stderr)
+
+
+def _located(doc: dict) -> dict:
+    """Every failure of a check's JSON names its file and line: a fault's come from the fault itself."""
+    failures = list(doc.get("failures", []))
+    for case in doc.get("cases", []):
+        failures += case.get("failures", [])
+    for failure in failures:
+        fault = failure.get("fault") or {}
+        if not failure.get("file") and fault.get("file"):
+            failure["file"] = fault["file"]
+        if not failure.get("line") and fault.get("line"):
+            failure["line"] = fault["line"]
+    return doc
 
 
 def _print_json(doc: dict) -> None:
