@@ -59,7 +59,9 @@ def spec(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, x: np.ndarra
     out = np.zeros(rows, np.float64)
     for r in range(rows):
         k = slice(indptr[r], indptr[r + 1])
-        out[r] = np.dot(data[k].astype(np.float64), x[indices[k]])
+        # numba types float32 * float32 as float32: each product is rounded to float32 before the float64
+        # accumulator adds it (the GPU does not fuse across the conversion), and so does this spec
+        out[r] = (data[k] * x[indices[k]]).astype(np.float64).sum()
     return {"y": out.astype(np.float32)}
 
 

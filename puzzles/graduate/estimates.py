@@ -85,9 +85,9 @@ def simulate(puzzle: Puzzle, path: Path, size: int | None, gpu) -> dict:
     buffers = copy.deepcopy(dict(case.buffers))
     started, cpu_started = time.perf_counter(), time.process_time()
     steps, faults = [], []
-    for step in case.steps:
+    for step in case.launches:   # a multi-device case: every rank's launch, as one GPU runs them
         report = gpusim.launch(solution.kernels[step.kernel], step.grid, step.block,
-                               [buffers[a] for a in step.args], step.shared_mem, trace=False)
+                               step.arg_values(buffers), step.shared_mem, trace=False)
         est = report.estimate(gpu)
         faults += [f"{type(f).__name__}: {f.message.splitlines()[0]}" for f in report.faults[:3]]
         steps.append({

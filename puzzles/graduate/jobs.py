@@ -54,6 +54,7 @@ def verify(puzzle, size: int | None, outputs: Path) -> dict:
     import numpy as np
 
     from ..compare import PuzzleBug, first_mismatch
+    from ..multidevice import case_outputs
     from .estimates import bench_case
 
     case, _ = bench_case(puzzle, size)
@@ -62,7 +63,7 @@ def verify(puzzle, size: int | None, outputs: Path) -> dict:
         got = {k: f[k] for k in f.files}
     try:
         expected = puzzle.spec(**copy.deepcopy(before))
-        mismatch = first_mismatch(puzzle.outputs, got, expected, before, puzzle.rtol, puzzle.atol)
+        mismatch = first_mismatch(case_outputs(puzzle, case), got, expected, before, puzzle.rtol, puzzle.atol)
     except PuzzleBug as e:
         return {"ok": False, "message": f"the puzzle's spec cannot judge this case: {e}"}
     return {"ok": mismatch is None, "message": "" if mismatch is None else mismatch.message}

@@ -202,7 +202,7 @@ def child_main(job_path: str) -> int:
                 if case is None:
                     continue
                 dev = runnable._to_device(case)
-                for index, step in enumerate(case.steps):
+                for index, step in enumerate(case.launches):
                     runnable._launch(step, dev, 0)
                     manifest.write(json.dumps({"id": launch_id, "slug": puzzle.slug, "case": case.name,
                                                "size": label, "step": index, "kernel": step.kernel}) + "\n")

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..model import Case, LaunchStep, Puzzle
+from ..multidevice import case_outputs
 from .backend import Backend, CompileFailed, RunFailed, Runnable, written_buffers
 from .cuda_module import cuda, why_no_gpu
 
@@ -60,7 +61,7 @@ class NumbaRunnable(Runnable):
 
     def run(self, case: Case) -> dict[str, np.ndarray]:
         dev = self._to_device(case)
-        for step in case.steps:
+        for step in case.launches:                    # a multi-device case: every rank's launch, in issue order
             self._launch(step, dev, 0)
         self._guard(self.cuda.synchronize)
         return self._to_host(dev)
@@ -68,12 +69,12 @@ class NumbaRunnable(Runnable):
     def prepare(self, case: Case) -> NumbaLaunch:
         host = {k: np.ascontiguousarray(v) for k, v in case.buffers.items() if isinstance(v, np.ndarray)}
         dev = self._to_device(case)
-        for step in case.steps:                       # once, to learn which buffers the case writes
+        for step in case.launches:                    # once, to learn which buffers the case writes
             self._launch(step, dev, 0)
         self._guard(self.cuda.synchronize)
-        changed = written_buffers(host, self._to_host(dev), self.puzzle.outputs)
+        changed = written_buffers(host, self._to_host(dev), case_outputs(self.puzzle, case))
         pristine = {k: self._guard(self.cuda.to_device, host[k]) for k in changed}
-        return NumbaLaunch(self, case.steps, dev, pristine)
+        return NumbaLaunch(self, case.launches, dev, pristine)
 
     # -- internals
     def _to_device(self, case: Case) -> dict[str, Any]:
@@ -87,7 +88,7 @@ class NumbaRunnable(Runnable):
         kernel = self.kernels.get(step.kernel)
         if kernel is None:
             raise RunFailed(f"the case launches {step.kernel!r}, which is not one of the puzzle's kernels")
-        args = [dev[a] for a in step.args]
+        args = step.arg_values(dev)
         try:
             kernel[step.grid, step.block, stream, step.shared_mem](*args)
         except Exception as e:

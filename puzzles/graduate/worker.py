@@ -79,6 +79,7 @@ def run_one(puzzle, path: Path, backend_name: str, size: int, outputs_dir: Path)
     import numpy as np
 
     from ..compare import PuzzleBug, first_mismatch
+    from ..multidevice import case_outputs
     from .backend import CompileFailed, RunFailed, get_backend
     from .estimates import bench_case
     from .workload import compulsory_traffic
@@ -97,7 +98,7 @@ def run_one(puzzle, path: Path, backend_name: str, size: int, outputs_dir: Path)
             before = copy.deepcopy(dict(case.buffers))
             try:
                 expected = puzzle.spec(**copy.deepcopy(before))
-                mismatch = first_mismatch(puzzle.outputs, got, expected, before, puzzle.rtol, puzzle.atol)
+                mismatch = first_mismatch(case_outputs(puzzle, case), got, expected, before, puzzle.rtol, puzzle.atol)
             except PuzzleBug as e:
                 mismatch = None
                 result["cases"]["failure"] = {"case": case.name, "kind": "puzzle", "message": str(e)}
@@ -110,13 +111,13 @@ def run_one(puzzle, path: Path, backend_name: str, size: int, outputs_dir: Path)
         if case is None:
             result["bench"] = {"error": label}
             return result
-        traffic = compulsory_traffic(case, puzzle.outputs)
+        traffic = compulsory_traffic(case, case_outputs(puzzle, case))
         bench = {"case": case.name, "size": label, "note": puzzle.bench_note if label == "max" else "",
                  "read_bytes": traffic.read_bytes, "write_bytes": traffic.write_bytes}
         result["bench"] = bench
         got = runnable.run(case)
         out_file = outputs_dir / f"{puzzle.slug}.{backend_name}.npz"
-        np.savez(out_file, **{k: got[k] for k in puzzle.outputs})
+        np.savez(out_file, **{k: got[k] for k in case_outputs(puzzle, case)})
         bench["outputs_file"] = str(out_file)
         bench["timing"] = runnable.time(case).to_dict()
     except CompileFailed as e:

@@ -17,6 +17,7 @@ import gpusim
 from puzzles import registry, workspace
 from puzzles.compare import first_mismatch
 from puzzles.loader import load_solution
+from puzzles.multidevice import case_outputs
 
 PUZZLES = registry.all_puzzles()
 N = 4096
@@ -46,12 +47,12 @@ def test_the_reference_passes_the_benchmark_case_and_the_case_is_deterministic(p
     assert _digest(case) == _digest(_case(puzzle))
     sol = load_solution(workspace.reference_path(puzzle), puzzle.kernels)
     bufs = copy.deepcopy(dict(case.buffers))
-    for step in case.steps:
-        report = gpusim.launch(sol.kernels[step.kernel], step.grid, step.block, [bufs[a] for a in step.args],
+    for step in case.launches:
+        report = gpusim.launch(sol.kernels[step.kernel], step.grid, step.block, step.arg_values(bufs),
                                step.shared_mem, trace=False, instrument=False)
         assert not report.faults, [str(f) for f in report.faults]
     want = puzzle.spec(**copy.deepcopy(dict(case.buffers)))
-    mismatch = first_mismatch(puzzle.outputs, bufs, want, case.buffers, puzzle.rtol, puzzle.atol)
+    mismatch = first_mismatch(case_outputs(puzzle, case), bufs, want, case.buffers, puzzle.rtol, puzzle.atol)
     assert mismatch is None, mismatch.message
 
 

@@ -21,7 +21,7 @@ def test_simulate_is_gpusim_on_the_benchmark_case_summed_over_its_steps():
     sol = load_solution(workspace.reference_path(p), p.kernels)
     bufs = copy.deepcopy(dict(case.buffers))
     reports = [gpusim.launch(sol.kernels[s.kernel], s.grid, s.block, [bufs[a] for a in s.args], trace=False)
-               for s in case.steps]
+               for s in case.launches]
     assert [s["kernel"] for s in got["steps"]] == ["scan_blocks", "scan_block_sums", "add_offsets"]
     assert got["totals"]["seconds"] == pytest.approx(sum(r.estimate(gpu).seconds for r in reports))
     assert got["steps"][0]["metrics"] == {k: reports[0].metrics[k] for k in got["steps"][0]["metrics"]}

@@ -36,8 +36,8 @@ def _direct_estimate(puzzle, size):
     sol = load_solution(workspace.reference_path(puzzle), puzzle.kernels)
     bufs = copy.deepcopy(dict(case.buffers))
     total = 0.0
-    for step in case.steps:
-        report = gpusim.launch(sol.kernels[step.kernel], step.grid, step.block, [bufs[a] for a in step.args],
+    for step in case.launches:
+        report = gpusim.launch(sol.kernels[step.kernel], step.grid, step.block, step.arg_values(bufs),
                                step.shared_mem, trace=False)
         total += report.estimate("H200").seconds
     return case, total
