@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -52,8 +53,8 @@ def _case(name: str, a: np.ndarray, note: str = "") -> Case:
     return Case(name, {"out": out, "a": a}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(1)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 1)
     return (
         _case("worked example n=4", np.array([3, -1, 0.5, 7]), "the example from the description"),
         _case("random n=32", rng.normal(0, 10, 32), "one full warp"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -48,8 +49,8 @@ def _case(name: str, a: np.ndarray, b: np.ndarray, note: str = "") -> Case:
     return Case(name, {"out": out, "a": a, "b": b}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(2)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 2)
     return (
         _case("worked example n=3", np.array([1, 2, 3]), np.array([10, -20, 0.5]),
               "the example from the description"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -54,8 +55,8 @@ def _case(name: str, a: np.ndarray, b: int, note: str = "") -> Case:
     return Case(name, {"out": out, "a": a, "n": int(a.shape[0])}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(4)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 4)
     return (
         _case("worked example n=3, 4x4 block", np.arange(1, 10).reshape(3, 3),
               4, "the example from the description"),

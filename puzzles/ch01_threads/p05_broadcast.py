@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -54,8 +55,8 @@ def _case(name: str, a: np.ndarray, b: np.ndarray, block: tuple[int, int], note:
     return Case(name, buffers, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(5)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 5)
     return (
         _case("worked example 3x4, 4x4 block", np.array([0, 10, 20]), np.array([1, 2, 3, 4]), (4, 4),
               "the example from the description"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -53,8 +54,8 @@ def _case(name: str, a: np.ndarray, tpb: int, note: str = "") -> Case:
     return Case(name, {"out": out, "a": a, "n": int(a.size)}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(6)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 6)
     return (
         _case("worked example n=10, 3 blocks of 4", np.arange(10) * 1.5 - 4, 4,
               "the example from the description"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -60,8 +61,8 @@ def _case(name: str, a: np.ndarray, block: tuple[int, int], note: str = "") -> C
     return Case(name, {"out": out, "a": a, "rows": int(rows), "cols": int(cols)}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(7)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 7)
     return (
         _case("random 5x7, 4x4 blocks", rng.integers(-9, 10, (5, 7)), (4, 4),
               "the shape from the description"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -73,8 +74,8 @@ def _case(name: str, a: np.ndarray, note: str = "") -> Case:
     return Case(name, {"out": out, "a": a, "n": int(a.size)}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(8)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 8)
     return (
         _case("worked example n=11", np.arange(11),
               "the example from the description: a short last chunk of 3"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -77,8 +78,8 @@ def _nonzero(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.uniform(0.5, 2.0, n) * rng.choice([-1.0, 1.0], n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(10)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 10)
     return (
         _case("random n=100", _nonzero(rng, 100), _nonzero(rng, 100), "the example from the description"),
         _case("random n=64", _nonzero(rng, 64), _nonzero(rng, 64), "exactly one block"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -78,8 +79,8 @@ def _nonzero(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.uniform(0.5, 2.0, n) * rng.choice([-1.0, 1.0], n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(11)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 11)
     return (
         _case("worked example n=5 k=3", np.array([1, 2, 3, 4, 5]), np.array([1, 0, -1]),
               "the example from the description"),

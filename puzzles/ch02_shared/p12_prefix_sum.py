@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -68,8 +69,8 @@ def _nonzero(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.uniform(0.5, 2.0, n) * rng.choice([-1.0, 1.0], n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(12)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 12)
     return (
         _case("random n=40", _nonzero(rng, 40), "two segments, the second of 8"),
         _case("random n=32", _nonzero(rng, 32), "exactly one segment"),

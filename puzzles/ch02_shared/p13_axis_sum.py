@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -76,8 +77,8 @@ def _nonzero(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     return rng.uniform(0.5, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(13)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 13)
     return (
         _case("worked example 3x5", np.array([[1, 2, 3, 4, 5], [-1, 0.5, 2, 2, -3], [10, 20, 30, 40, 50]]),
               "the example from the description: 59 idle threads per block"),

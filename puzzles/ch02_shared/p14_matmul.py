@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -85,8 +86,8 @@ def _nonzero(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     return rng.uniform(0.5, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(14)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 14)
     mats = [(17, 9, 12), (20, 33, 24), (16, 16, 16), (30, 40, 10), (5, 40, 3)]
     notes = {
         (17, 9, 12): "k shorter than a tile; one row past a tile edge",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Rule, RunStats, Star
 from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -84,8 +85,8 @@ def _records(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.uniform(-1, 1, (n, 4)) + np.array([10, 20, 30, 40])
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(15)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 15)
     example = np.arange(1, 9, dtype=np.float32).reshape(2, 4)
     return (
         _case("worked example n=2", example, "the example from the description"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Rule, RunStats, Star
 from puzzles.rules import max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -73,8 +74,8 @@ def _labelled(rows: int, cols: int, rng: np.random.Generator) -> np.ndarray:
     return i + j / 1000 + rng.uniform(0, 1e-4, (rows, cols))
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(16)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 16)
     return (
         _case("worked example 2x3", [[1, 2, 3], [4, 5, 6]], "the example from the description"),
         _case("1x1", [[-3.5]], "one element"),

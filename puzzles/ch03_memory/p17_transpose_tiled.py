@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -90,10 +91,10 @@ def _labelled(rows: int, cols: int, rng: np.random.Generator) -> np.ndarray:
     return i + j / 1000 + rng.uniform(0, 1e-4, (rows, cols))
 
 
-def make_cases() -> tuple[Case, ...]:
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     # Sides are 1, 2, 3 or multiples of 8, so every row starts on a sector boundary (or the whole matrix
     # fits in one sector) and an ideally coalesced kernel really reaches the ideal sector count.
-    rng = np.random.default_rng(17)
+    rng = generator(rng, 17)
     return (
         _case("worked example 2x3", [[1, 2, 3], [4, 5, 6]], "the example: one partial tile"),
         _case("1x1", [[7.25]], "one element, one block, 255 idle threads"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Rule, RunStats, Star
 from puzzles.rules import (
     max_global_reads_per_thread,
@@ -84,8 +85,8 @@ def _nonzero(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.integers(1, 51, n) * rng.choice([-1, 1], n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(19)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 19)
     return (
         _case("worked example n=8", [3, 1, -2, 5, 0, 4, -1, 2],
               "the example from the description; blocks 1-3 are empty and must write 0"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Rule, RunStats, Star
 from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -87,8 +88,8 @@ def _case(name: str, x, k: int, note: str, a=A, b=B) -> Case:
     return Case(name, buffers, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(20)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 20)
     return (
         _case("worked example k=3", [4, 0], 3, "the example from the description (a = 0.5, b = 1)",
               a=0.5, b=1.0),

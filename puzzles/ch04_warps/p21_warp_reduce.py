@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -74,8 +75,8 @@ def _nonzero(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.integers(1, 51, n) * rng.choice([-1, 1], n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(21)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 21)
     return (
         _case("worked example n=8", [3, 1, -2, 5, 0, 4, -1, 2], "one warp with 8 elements and 24 pads"),
         _case("n=1", [-17], "one element: 31 lanes of the warp hold 0"),

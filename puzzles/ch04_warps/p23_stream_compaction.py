@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -83,8 +84,8 @@ def _mixed(rng: np.random.Generator, n: int) -> np.ndarray:
     return v
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(23)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 23)
     all_neg = -np.arange(1, 33)
     return (
         _case("worked example n=8", [5, -2, 0, 7, -1, 3, 9, -4], "the example from the description"),

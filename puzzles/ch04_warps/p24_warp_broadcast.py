@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -74,8 +75,8 @@ def _case(name: str, a, note: str) -> Case:
     return Case(name, {"a": a, "out": np.full(n, np.nan, np.float32), "n": n}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(24)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 24)
     quarters = rng.uniform(-100, 100, 64).round(2)
     quarters[5], quarters[40] = 250.0, 123.5          # each warp's max in a different lane
     return (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -77,8 +78,8 @@ def _case(name: str, values, note: str) -> Case:
     return Case(name, buffers, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(25)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 25)
     skewed = np.where(rng.random(3000) < 0.5, 7, rng.integers(0, BINS, 3000))
     return (
         _case("worked example n=6", [3, 1, 3, 0, 3, 99], "the example from the description"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Rule, RunStats, Star
 from puzzles.rules import ideal_coalescing, max_global_writes_per_thread, no_shared
 
@@ -87,8 +88,8 @@ def _cross_lane_ties(cols: int) -> np.ndarray:
     return a
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(27)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 27)
     masked = rng.standard_normal((5, 70)).astype(np.float32)
     masked[:, ::3] = -np.inf
     masked[4, :] = -np.inf

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -90,8 +91,8 @@ def _nonzero(rng: np.random.Generator, n: int, high: int) -> np.ndarray:
     return rng.integers(1, high + 1, n) * rng.choice([-1, 1], n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(29)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 29)
     return (
         _case("worked example n=8", [3, 1, -2, 5, 0, 4, -1, 2], "the example from the description"),
         _case("random n=128", _nonzero(rng, 128, 50), "exactly one full tile of 128"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -92,8 +93,8 @@ def _nonzero(rng: np.random.Generator, n: int, high: int) -> np.ndarray:
     return rng.integers(1, high + 1, n) * rng.choice([-1, 1], n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(30)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 30)
     return (
         _case("worked example n=10", [2, -1, 3, 1, 4, 0, -2, 5, 1, 1],
               "the example's numbers, all in one tile of 32"),
@@ -120,6 +121,7 @@ PUZZLE = Puzzle(
     spec=spec,
     make_cases=make_cases,
     outputs=("out",),
+    scratch=("block_sums",),
     constraints=(
         max_global_reads_per_thread(1, "a"),
         max_global_reads_per_thread(2, "block_sums"),

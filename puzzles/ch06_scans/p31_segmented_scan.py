@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -82,8 +83,8 @@ def _nonzero(rng: np.random.Generator, n: int, high: int) -> np.ndarray:
     return rng.integers(1, high + 1, n) * rng.choice([-1, 1], n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(31)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 31)
     n = 100
     sparse = (rng.random(TPB) < 0.12).astype(np.int32)
     sparse[0] = 0                                   # element 0 starts a segment even without a flag

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -81,8 +82,8 @@ def _case(name: str, a: np.ndarray, b: np.ndarray, note: str) -> Case:
     return Case(name, {"a": a, "b": b, "h": h, "L": L}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(32)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 32)
     resets = rng.uniform(0.5, 1.0, (3, TPB))
     resets[:, [0, 5, 31, 32, 50]] = 0.0                     # a = 0 forgets the past: like a segment head
     signs = rng.uniform(0.6, 1.0, (3, 40)) * rng.choice([-1, 1], (3, 40))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -73,8 +74,8 @@ def _case(name: str, x: np.ndarray, note: str) -> Case:
     return Case(name, {"x": x, "out": out}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(33)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 33)
     peaked = rng.normal(0, 1, (3, 200))
     peaked[0, 199] = 9.0          # the maximum sits in the last, partial stretch of the row
     peaked[1, 0] = 9.0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -76,8 +77,8 @@ def _case(name: str, x: np.ndarray, note: str) -> Case:
     return Case(name, {"x": x, "out": out}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(34)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 34)
     rising = np.sort(rng.normal(0, 4, (3, 256)), axis=1)   # each thread's max grows at every column it reads
     return (
         _case("worked example 1x4", [[1, 3, 2, 3]], "the example from the description"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -71,8 +72,8 @@ def _case(name: str, x: np.ndarray, w: np.ndarray, note: str) -> Case:
     return Case(name, {"x": x, "w": w, "out": out, "eps": EPS}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(35)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 35)
 
     def weights(n: int) -> np.ndarray:
         return rng.uniform(0.5, 1.5, n) * rng.choice([-1, 1], n)

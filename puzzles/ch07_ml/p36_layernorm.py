@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -77,8 +78,8 @@ def _case(name: str, x: np.ndarray, w: np.ndarray, b: np.ndarray, note: str) -> 
     return Case(name, {"x": x, "w": w, "b": b, "out": out, "eps": EPS}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(36)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 36)
 
     def affine(n: int) -> tuple[np.ndarray, np.ndarray]:
         return rng.uniform(0.5, 1.5, n) * rng.choice([-1, 1], n), rng.uniform(-1, 1, n)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -76,8 +77,8 @@ def _case(name: str, x: np.ndarray, bias: np.ndarray, note: str) -> Case:
     return Case(name, {"x": x, "bias": bias, "out": out}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(37)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 37)
     return (
         _case("worked example 1x3", [[-1.5, 0.0, 2.0]], [0.5, -0.25, 1.0],
               "the example from the description"),

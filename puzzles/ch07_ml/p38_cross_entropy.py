@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -74,8 +75,8 @@ def _case(name: str, logits: np.ndarray, targets: np.ndarray, note: str) -> Case
     return Case(name, {"logits": logits, "targets": targets, "loss": loss}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(38)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 38)
     confident = rng.normal(0, 1, (4, 200))
     confident[np.arange(4), [7, 199, 64, 130]] += 12.0       # the model is sure of one token per row
     return (

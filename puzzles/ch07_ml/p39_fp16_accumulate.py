@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -74,8 +75,8 @@ def _case(name: str, W: np.ndarray, x: np.ndarray, note: str) -> Case:
     return Case(name, {"W": W, "x": x, "y": y}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(39)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 39)
     # cancellation: integer terms of +-200..250 that mostly cancel, then small multiples of 1/128 that carry
     # the answer. Every product and partial sum is a multiple of 2^-7 below 2^17, so float32 sums them exactly
     # in any order; an fp16 running sum (steps of 0.5 near 1000) drops the small terms.

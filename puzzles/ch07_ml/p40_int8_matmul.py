@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     max_global_reads_per_thread,
@@ -113,8 +114,8 @@ def _scales(rng: np.random.Generator, n: int) -> np.ndarray:
     return (10.0 ** rng.uniform(-3, -1, n)).astype(np.float32)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(40)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 40)
     extreme_a = rng.choice(np.array([-128, -127, 127], dtype=np.int64), (17, K_MAX))
     extreme_b = rng.choice(np.array([-128, -127, 127], dtype=np.int64), (K_MAX, 20))
     extreme_a[0, :] = -128                      # row 0 times column 0: 64 * 16384 = 1,048,576

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -110,8 +111,8 @@ def _random(rng: np.random.Generator, name: str, rows: int, k: int, note: str) -
     return _case(name, q, zeros, scales, x, note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(41)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 41)
     rows, k = 9, 64
     extreme_q = rng.choice(np.array([0, 15]), (rows, k))
     extreme_zeros = rng.choice(np.array([0, 15]), (rows, k // GROUP))

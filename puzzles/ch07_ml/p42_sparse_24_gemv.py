@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -114,8 +115,8 @@ def _random(rng: np.random.Generator, name: str, rows: int, k: int, note: str) -
     return _case(name, values, meta, x, note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(42)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 42)
     return (
         _case("worked example, 1 row, K=8", np.array([[2.0, -1.0, 3.0, 0.5]]), np.array([[13, 8]]),
               np.arange(1, 9), "the example from the description"),

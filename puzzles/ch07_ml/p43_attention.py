@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import max_global_reads_per_thread, max_global_writes_per_thread, no_atomics
 
@@ -116,8 +117,8 @@ def _large_logits(rng: np.random.Generator) -> Case:
                  "row maximum is subtracted first")
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(43)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 43)
     return (
         _random(rng, "random Sq=20 Sk=37", 20, 37, "neither size is a multiple of 16; Sq != Sk catches a "
                 "transposed index"),
@@ -161,5 +162,5 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
     rtol=1e-4,
-    atol=1e-5,
+    atol=5e-5,   # float32 softmax-weighted sums of up to 64 values; fresh random cases each check
 )

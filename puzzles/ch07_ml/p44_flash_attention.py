@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     max_global_reads_per_thread,
@@ -121,8 +122,8 @@ def _large_logits(rng: np.random.Generator) -> Case:
                  "scores near +150 and -150: the running maximum keeps exp in range")
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(44)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 44)
     return (
         _random(rng, "random Sq=64 Sk=64", 64, 64, "two full blocks of queries, four full key tiles"),
         _random(rng, "random Sq=45 Sk=37", 45, 37,
@@ -172,5 +173,5 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
     rtol=1e-4,
-    atol=1e-5,
+    atol=5e-5,   # float32 softmax-weighted sums of up to 64 values; fresh random cases each check
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import max_global_reads_per_thread, max_global_writes_per_thread, no_atomics
 
@@ -112,8 +113,8 @@ def _case(name: str, rng: np.random.Generator, seq_lens: list[int], n_pages: int
     return Case(name, buffers, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(45)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 45)
     return (
         _case("batch of 5, scattered pages", rng, [37, 1, 64, 8, 20], 24,
               "lengths 37 and 20 end inside a page (the rest of it is NaN); 64 fills all 8 pages; 1 and 8 "
@@ -160,5 +161,5 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
     rtol=1e-4,
-    atol=1e-5,
+    atol=5e-5,   # float32 softmax-weighted sums of up to 64 values; fresh random cases each check
 )

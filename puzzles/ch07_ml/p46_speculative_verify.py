@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import max_global_reads_per_thread, max_global_writes_per_thread, no_atomics
 
@@ -122,8 +123,8 @@ def _batch(rng: np.random.Generator, name: str, batch: int, g: int, note: str,
     return _case(name, draft, lengths, target, note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(46)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 46)
     example_draft = np.array([[11, 42, 7, 7], [5, 6, 8, 1], [0, 0, 0, 0]])
     example_target = np.array([[11, 42, 9, 7, 3], [5, 6, 8, 0, 0], [4, 0, 0, 0, 0]])
     return (

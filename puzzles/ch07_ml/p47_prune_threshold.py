@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -92,8 +93,8 @@ def _weights(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     return rng.integers(-32, 33, shape) / 16
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(47)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 47)
     mixed = _weights(rng, (3, 104))
     mixed[0] = rng.choice([-2.0, -0.5, 0.5, 1.0], 104)           # every weight survives
     mixed[1] = rng.choice([-0.4375, -0.0625, 0.0, 0.25, 0.4375], 104)   # none survives

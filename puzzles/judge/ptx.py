@@ -1,0 +1,189 @@
+"""Would numba-cuda compile it? Eager signatures against the launches, and sm_90 PTX where the compiler is.
+
+``check_signatures`` needs only the descriptions the sandbox sent: a kernel declared with an eager signature
+(``@cuda.jit("void(float32[:], float32[:])")``) is launched by numba-cuda only with arguments that match one
+of its signatures, so an array of another dtype, another number of dimensions or a layout the signature does
+not accept fails on a GPU, and fails here.
+
+``compile_kernels`` compiles each kernel with ``numba.cuda.compile_ptx`` for compute capability 9.0, with the
+argument types of the puzzle's first launch of it (or its eager signature), and turns what numba-cuda
+rejects (typing errors, unsupported constructs) into compile failures with the file's line. It needs
+numba-cuda's NVVM (the optional extra ``pip install "gpu-puzzles[ptx]"``, which brings
+``numba-cuda[cu13]``; no GPU needed). ``available()`` says whether it is there; ``GPU_PUZZLES_PTX=0`` turns
+the compile off, ``=1`` asks for it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..model import Case
+from ..results import Failure
+from .rebuild import Function, Rebuilt
+
+ENV = "GPU_PUZZLES_PTX"
+CC = (9, 0)
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+@functools.lru_cache(maxsize=1)
+def available() -> bool:
+    """True when numba-cuda can compile to PTX here (its NVVM and runtime headers are installed)."""
+    try:
+        import numba
+        from numba import cuda
+
+        def probe(a):
+            a[0] = 1
+
+        cuda.compile_ptx(probe, (numba.float32[:],), cc=CC)
+        return True
+    except Exception:
+        return False
+
+
+def wanted(ptx: bool | None) -> bool:
+    setting = os.environ.get(ENV, "").strip()
+    if ptx is False or setting == "0":
+        return False
+    if ptx is None and setting not in ("", "1"):
+        return False
+    return available()
+
+
+def first_launches(cases: Sequence[Case], kernel_names: Sequence[str]) -> dict[str, tuple[Any, ...]]:
+    """Each kernel's arguments at its first launch in the cases."""
+    found: dict[str, tuple[Any, ...]] = {}
+    for case in cases:
+        for step in case.steps:
+            if step.kernel in kernel_names and step.kernel not in found:
+                found[step.kernel] = tuple(case.buffers[a] for a in step.args if a in case.buffers)
+    return found
+
+
+def check_signatures(rebuilt: Rebuilt, cases: Sequence[Case], filename: str) -> list[Failure]:
+    """A kernel with eager signatures must accept the arguments the puzzle launches it with."""
+    failures = []
+    for case in cases:
+        for step in case.steps:
+            kernel = rebuilt.kernels.get(step.kernel)
+            if kernel is None or not kernel.signatures:
+                continue
+            args = [case.buffers[a] for a in step.args if a in case.buffers]
+            reasons = [_mismatch(sig, args, list(step.args)) for sig in kernel.signatures]
+            if all(reasons):
+                text = " or ".join(f"`{s['text']}`" for s in kernel.signatures)
+                failures.append(Failure(
+                    "compile", f"`{step.kernel}` is declared as {text}, but the puzzle launches it with "
+                    f"{_describe(args)}: {reasons[0]}; numba-cuda would refuse the launch (declare the types "
+                    f"the puzzle passes, or drop the signature and let numba-cuda infer them)",
+                    case.name, filename=filename, lineno=kernel.node.lineno))
+                return failures
+    return failures
+
+
+def _mismatch(sig: dict[str, Any], args: list[Any], names: list[str]) -> str:
+    declared = sig.get("args") or []
+    if len(declared) != len(args):
+        return f"it declares {len(declared)} parameters for {len(args)} arguments"
+    for name, want, got in zip(names, declared, args):
+        if not isinstance(want, dict):
+            return "its signature cannot be read"
+        if isinstance(got, np.ndarray):
+            if "array" not in want:
+                return f"`{name}` is an array, declared as a scalar"
+            if want["array"] != _numba_dtype(got.dtype) or want.get("ndim") != got.ndim:
+                return (f"`{name}` is a {got.ndim}-d {_numba_dtype(got.dtype)} array, declared as "
+                        f"{want.get('ndim')}-d {want['array']}")
+            layout = want.get("layout", "A")
+            if layout == "C" and not got.flags.c_contiguous or layout == "F" and not got.flags.f_contiguous:
+                return f"`{name}` is not {layout}-contiguous as its signature says"
+        elif "array" in want:
+            return f"`{name}` is a number, declared as an array"
+    return ""
+
+
+def _numba_dtype(dtype: np.dtype) -> str:
+    return "bool" if dtype.kind == "b" else dtype.name
+
+
+def _describe(args: list[Any]) -> str:
+    parts = []
+    for a in args:
+        parts.append(f"{_numba_dtype(a.dtype)}[{', '.join(':' * a.ndim)}]".replace("[]", "")
+                     if isinstance(a, np.ndarray) else type(a).__name__)
+    return "(" + ", ".join(parts) + ")"
+
+
+def compile_kernels(rebuilt: Rebuilt, cases: Sequence[Case], kernel_names: Sequence[str],
+                    filename: str) -> list[Failure]:
+    """Compile every kernel to sm_90 PTX with numba-cuda; a failure per kernel it rejects."""
+    import numba
+    from numba import cuda
+
+    try:
+        made = rebuilt.rebuild_for_numba()
+    except Exception as e:
+        return [Failure("compile", f"your kernels could not be prepared for numba-cuda: {type(e).__name__}: {e}",
+                        filename=filename)]
+    failures = []
+    for name, args in first_launches(cases, kernel_names).items():
+        function = rebuilt.kernels[name]
+        try:
+            signature = _eager(function) or tuple(numba.typeof(a) for a in args)
+            cuda.compile_ptx(made[name], signature, cc=CC)
+        except Exception as e:
+            failures.append(_failure(name, function, e, filename))
+    return failures
+
+
+def _eager(function: Function) -> tuple[Any, ...] | None:
+    """The first eager signature rebuilt as numba types (never by evaluating the file's text)."""
+    from numba import types
+
+    if not function.signatures:
+        return None
+    out = []
+    for arg in function.signatures[0].get("args", []):
+        if "array" in arg:
+            out.append(types.Array(types.from_dtype(np.dtype(arg["array"])), int(arg["ndim"]),
+                                   arg.get("layout", "A")))
+        elif "scalar" in arg and isinstance(getattr(types, arg["scalar"], None), types.Type):
+            out.append(getattr(types, arg["scalar"]))
+        else:
+            return None
+    return tuple(out)
+
+
+def _failure(name: str, function: Function, error: Exception, filename: str) -> Failure:
+    text = _ANSI.sub("", str(error)).strip()
+    lineno = 0
+    for match in re.finditer(r'File "([^"]+)", line (\d+)', text):
+        if match.group(1) == filename or os.path.basename(match.group(1)) == os.path.basename(filename):
+            lineno = int(match.group(2))
+    summary = _summary(text)
+    where = f" ({filename}:{lineno})" if lineno else ""
+    return Failure("compile", f"numba-cuda would not compile `{name}` for the GPU (sm_90): "
+                   f"{type(error).__name__}: {summary}{where}", filename=filename,
+                   lineno=lineno or function.node.lineno, detail={"ptx": True, "error": type(error).__name__})
+
+
+def _summary(text: str) -> str:
+    """The first paragraph of a numba error, without its long tables of candidate overloads."""
+    lines = [ln.rstrip() for ln in text.splitlines()]
+    kept = []
+    for line in lines:
+        if not line.strip():
+            if kept:
+                break
+            continue
+        kept.append(line.strip())
+        if len(kept) >= 4:
+            break
+    return " ".join(kept)[:600]
