@@ -16,9 +16,10 @@ meanwhile.
 from __future__ import annotations
 
 import ast
-import importlib.util
+import io
 import itertools
 import linecache
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,7 +66,7 @@ def load_source(source: str, filename: str, kernel_names: tuple[str, ...] | list
     tree = _parse(source, filename)
     folder = str(solutions_dir or _solutions_dir())
     reference_use = _reference_imports(tree)
-    module_name = f"_gpu_puzzles_solution_{next(_counter)}_{Path(filename).stem}"
+    module_name = f"{_rebuild.OWN_MODULE_PREFIX}{next(_counter)}_{Path(filename).stem}"
     report = sandbox.run_module(source, filename, module_name, time_limit=IMPORT_TIME_LIMIT_S,
                                 solutions_dir=folder)
     reference_use += [e["what"] for e in report.events if e.get("event") == "reference"
@@ -92,12 +93,22 @@ def read_source(path: Path) -> str:
     except OSError as e:
         raise SolutionError(f"the file cannot be read: {e.strerror or e}", filename=str(path)) from None
     try:
-        return importlib.util.decode_source(raw)
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)   # a BOM or a coding line
+    except SyntaxError as e:
+        encoding, problem = "utf-8", e
+    else:
+        problem = None
+    try:
+        text = raw.decode(encoding)
     except UnicodeDecodeError as e:
-        raise SolutionError(f"the file is not UTF-8 text ({e.reason} at byte {e.start})",
+        name = "UTF-8" if encoding.startswith("utf-8") else encoding
+        raise SolutionError(f"the file is not {name} text ({e.reason} at byte {e.start})",
                             filename=str(path)) from None
-    except (SyntaxError, LookupError) as e:     # a coding line naming an unknown encoding
-        raise KernelSyntaxError(f"your file is not valid Python: {e}", filename=str(path)) from None
+    except LookupError as e:
+        problem = e
+    if problem is not None:
+        raise KernelSyntaxError(f"your file is not valid Python: {problem}", filename=str(path))
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _parse(source: str, filename: str) -> ast.Module:

@@ -260,9 +260,11 @@ def _child(source: str, filename: str, module_name: str, msg_fd: int, out_fd: in
 
 def _isolate(out_fd: int) -> None:
     """The child's own process group, its output into the judge's pipe, no input, no file writes."""
+    import faulthandler
     import io
     import resource
 
+    faulthandler.disable()      # a crash of the file's code is reported by its exit status, not on our stderr
     try:
         os.setpgid(0, 0)
     except OSError:
@@ -417,7 +419,8 @@ def recording_jit(func_or_sig: Any = None, device: bool = False, **options: Any)
 
 def _signature(sig: Any) -> dict[str, Any]:
     """{"text": ..., "args": [{"array": dtype, "ndim": n, "layout": "C"} | {"scalar": name} | {"other": text}]}"""
-    from numba.core import sigutils, types as nbtypes
+    from numba.core import sigutils
+    from numba.core import types as nbtypes
 
     args, _ = sigutils.normalize_signature(sig)
     described = []

@@ -148,7 +148,8 @@ def decode_value(doc: Any, arrays: list[bytes], depth: int = 0) -> tuple[str, An
     if kind == "dtype":
         return "dtype", numeric_dtype(doc.get("v"))
     if kind in ("module", "ref", "function", "other"):
-        return kind, {k: v for k, v in doc.items() if k != "k" and isinstance(v, (str, int, bool, list, dict, type(None)))}
+        plain = (str, int, bool, list, dict, type(None))
+        return kind, {k: v for k, v in doc.items() if k != "k" and isinstance(v, plain)}
     raise WireError(f"unknown value kind {kind!r}")
 
 
