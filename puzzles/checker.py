@@ -47,11 +47,18 @@ __all__ = ["check_file", "check_source", "max_stars", "new_seed", "CheckResult",
 # for an endless loop. After a timeout the remaining cases are not run: they would only time out again.
 MAX_STEPS = 50_000
 SEED_BITS = 32
+CASE_SALT = 0x6A756467   # "judg"
 
 
 def max_stars(puzzle: Puzzle) -> int:
     """The most stars a puzzle gives: its highest ``Star`` tier, or 1 when it has none."""
     return max((star.stars for star in puzzle.stars), default=1)
+
+
+def case_generator(seed: int) -> np.random.Generator:
+    """The generator a check with ``seed`` gives ``make_cases``. Salted, so that no check seed reproduces a
+    puzzle's fixed cases (``make_cases(None)``, which a file could read and bake in)."""
+    return np.random.default_rng([CASE_SALT, int(seed)])
 
 
 def new_seed() -> int:
@@ -124,7 +131,7 @@ def _check(puzzle: Puzzle, source: str, filename: str, result: CheckResult, trac
     result.stdout = solution.stdout
     _note_reference(result, solution.reference_use)
     try:
-        cases = tuple(puzzle.make_cases(np.random.default_rng(result.seed)))
+        cases = tuple(puzzle.make_cases(case_generator(result.seed)))
     except Exception as e:
         result.failures.append(_puzzle_bug(puzzle, f"make_cases() failed: {type(e).__name__}: {e}"))
         return

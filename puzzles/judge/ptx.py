@@ -10,7 +10,7 @@ argument types of the puzzle's first launch of it (or its eager signature), and 
 rejects (typing errors, unsupported constructs) into compile failures with the file's line. It needs
 numba-cuda's NVVM (the optional extra ``pip install "gpu-puzzles[ptx]"``, which brings
 ``numba-cuda[cu13]``; no GPU needed). ``available()`` says whether it is there; ``GPU_PUZZLES_PTX=0`` turns
-the compile off, ``=1`` asks for it.
+the automatic compile off (the test suite does, so that it runs the same with or without the extra).
 """
 
 from __future__ import annotations
@@ -49,12 +49,10 @@ def available() -> bool:
 
 
 def wanted(ptx: bool | None) -> bool:
-    setting = os.environ.get(ENV, "").strip()
-    if ptx is False or setting == "0":
+    """Compile to PTX? ``ptx`` True or False decides; None follows ``GPU_PUZZLES_PTX`` (unset: when available)."""
+    if ptx is None and os.environ.get(ENV, "").strip() == "0":
         return False
-    if ptx is None and setting not in ("", "1"):
-        return False
-    return available()
+    return ptx is not False and available()
 
 
 def first_launches(cases: Sequence[Case], kernel_names: Sequence[str]) -> dict[str, tuple[Any, ...]]:

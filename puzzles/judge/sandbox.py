@@ -132,8 +132,10 @@ def _collect(pid: int, msg_r: int, out_r: int, limit: float, report: SandboxRepo
             status = _poll(pid)
             if status is not None:          # the child is gone: whatever it left in the pipes comes now
                 deadline = min(deadline, time.monotonic() + 0.5)
-    if status is None:
+    while status is None and time.monotonic() < deadline:   # the pipes close just before the exit is seen
         status = _poll(pid)
+        if status is None:
+            time.sleep(0.005)
     text = stdout.decode("utf-8", errors="replace")
     if len(stdout) >= MAX_STDOUT_BYTES:
         text += "\n[... more output was cut]"
@@ -347,7 +349,7 @@ def _watch_the_reference(solutions_dir: str, send) -> None:
     def hook(event: str, args: tuple) -> None:
         what = None
         if event == "import" and args and isinstance(args[0], str):
-            if args[0] == "solutions" or args[0].startswith("solutions."):
+            if args[0].startswith("solutions."):
                 what = f"import {args[0]}"
         elif event == "open" and folder and args:
             try:
@@ -355,7 +357,7 @@ def _watch_the_reference(solutions_dir: str, send) -> None:
                 if isinstance(path, (str, bytes, os.PathLike)) and not isinstance(path, int):
                     path = fspath(path)
                     path = path.decode() if isinstance(path, bytes) else path
-                    if realpath(path).startswith(folder):
+                    if realpath(path).startswith(folder) and path.endswith(".py"):
                         what = f"open {path}"
             except Exception:
                 what = None
