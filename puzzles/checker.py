@@ -156,6 +156,9 @@ def _check(puzzle: Puzzle, source: str, filename: str, result: CheckResult, trac
         for failure in _ptx.compile_kernels(solution.rebuilt, cases, puzzle.kernels, filename):
             result.failures.append(failure)
         result.ptx_checked = True
+    elif ptx:
+        result.notes.append("the kernels were not compiled to PTX: numba-cuda's compiler is not installed "
+                            "(pip install \"gpu-puzzles[ptx]\")")
 
 
 def _note_reference(result: CheckResult, uses: list[str]) -> None:

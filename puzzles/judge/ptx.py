@@ -15,6 +15,8 @@ the automatic compile off (the test suite does, so that it runs the same with or
 
 from __future__ import annotations
 
+import ast
+import contextlib
 import functools
 import os
 import re
@@ -131,26 +133,50 @@ def compile_kernels(rebuilt: Rebuilt, cases: Sequence[Case], kernel_names: Seque
         return [Failure("compile", f"your kernels could not be prepared for numba-cuda: {type(e).__name__}: {e}",
                         filename=filename)]
     failures = []
-    for name, args in first_launches(cases, kernel_names).items():
-        function = rebuilt.kernels[name]
-        try:
-            signature = _eager(function) or tuple(numba.typeof(a) for a in args)
-            cuda.compile_ptx(made[name], signature, cc=CC)
-        except Exception as e:
-            failures.append(_failure(name, function, e, filename))
+    with _device_functions_for(CC):
+        for name, args in first_launches(cases, kernel_names).items():
+            function = rebuilt.kernels[name]
+            try:
+                signature = _eager(function) or tuple(numba.typeof(a) for a in args)
+                cuda.compile_ptx(made[name], signature, cc=CC)
+            except Exception as e:
+                failures.append(_failure(name, function, e, filename, rebuilt))
     return failures
+
+
+@contextlib.contextmanager
+def _device_functions_for(cc: tuple[int, int]):
+    """numba-cuda compiles a device function a kernel calls for the *current device's* compute capability,
+    which needs a GPU. Without one, name a stand-in device of ``cc`` for the length of the compile."""
+    from numba import cuda
+    from numba.cuda import dispatcher
+
+    if cuda.is_available():
+        yield
+        return
+
+    class _Device:
+        compute_capability = cc
+
+    real = dispatcher.get_current_device
+    dispatcher.get_current_device = lambda: _Device()
+    try:
+        yield
+    finally:
+        dispatcher.get_current_device = real
 
 
 def _eager(function: Function) -> tuple[Any, ...] | None:
     """The first eager signature rebuilt as numba types (never by evaluating the file's text)."""
     from numba import types
+    from numba.np.numpy_support import from_dtype
 
     if not function.signatures:
         return None
     out = []
     for arg in function.signatures[0].get("args", []):
         if "array" in arg:
-            out.append(types.Array(types.from_dtype(np.dtype(arg["array"])), int(arg["ndim"]),
+            out.append(types.Array(from_dtype(np.dtype(arg["array"])), int(arg["ndim"]),
                                    arg.get("layout", "A")))
         elif "scalar" in arg and isinstance(getattr(types, arg["scalar"], None), types.Type):
             out.append(getattr(types, arg["scalar"]))
@@ -159,12 +185,16 @@ def _eager(function: Function) -> tuple[Any, ...] | None:
     return tuple(out)
 
 
-def _failure(name: str, function: Function, error: Exception, filename: str) -> Failure:
+def _failure(name: str, function: Function, error: Exception, filename: str, rebuilt: Rebuilt) -> Failure:
     text = _ANSI.sub("", str(error)).strip()
-    lineno = 0
+    loc = getattr(error, "loc", None)
+    lineno = int(getattr(loc, "line", 0) or 0) if getattr(loc, "filename", None) == filename else 0
     for match in re.finditer(r'File "([^"]+)", line (\d+)', text):
         if match.group(1) == filename or os.path.basename(match.group(1)) == os.path.basename(filename):
             lineno = int(match.group(2))
+    call = re.search(r"^\s*>>> (\w+)\(", text, re.M)
+    if not lineno and call:     # numba names the call it could not type, not always its line
+        lineno = _first_call(call.group(1), [function] + list(rebuilt.device_functions.values()))
     summary = _summary(text)
     where = f" ({filename}:{lineno})" if lineno else ""
     return Failure("compile", f"numba-cuda would not compile `{name}` for the GPU (sm_90): "
@@ -172,16 +202,32 @@ def _failure(name: str, function: Function, error: Exception, filename: str) -> 
                    lineno=lineno or function.node.lineno, detail={"ptx": True, "error": type(error).__name__})
 
 
+def _first_call(name: str, functions: list[Function]) -> int:
+    """The line of the first call of ``name`` (``inc(...)``, ``cuda.atomic.inc(...)``) in these functions."""
+    lines = []
+    for function in functions:
+        for node in ast.walk(function.node):
+            if isinstance(node, ast.Call):
+                callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                if callee == name:
+                    lines.append(node.lineno)
+    return min(lines, default=0)
+
+
 def _summary(text: str) -> str:
-    """The first paragraph of a numba error, without its long tables of candidate overloads."""
-    lines = [ln.rstrip() for ln in text.splitlines()]
-    kept = []
+    """The first paragraph of a numba error and the call it could not type (``>>> inc(...)``), without the
+    long tables of candidate overloads."""
+    lines = [ln.strip() for ln in text.splitlines()]
+    kept: list[str] = []
     for line in lines:
-        if not line.strip():
+        if not line:
             if kept:
                 break
             continue
-        kept.append(line.strip())
+        kept.append(line)
         if len(kept) >= 4:
             break
+    call = next((ln for ln in lines if ln.startswith(">>> ")), None)
+    if call and call not in kept:
+        kept.append(call[4:])
     return " ".join(kept)[:600]
