@@ -86,6 +86,8 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         _case("rising rows 3x256", rising,
               "sorted rows: the running max changes at every step, so a missing rescale is large"),
         _case("large logits 2x256", rng.normal(100, 6, (2, 256)), "exp(x) without the max overflows float32"),
+        _case("very negative 6x24", rng.normal(-120, 8, (6, 24)),
+              "logits near -120: with a max that starts at 0 instead of -inf every exp underflows to 0"),
         _case("one column 5x1", rng.normal(0, 3, (5, 1)),
               "63 empty threads per block: their (-inf, 0) must merge"),
         _case("random 6x40", rng.normal(-50, 20, (6, 40)), "fewer columns than threads, negative logits"),

@@ -93,6 +93,9 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
               "divide by 200, not by the block size"),
         _case("large offsets 4x256", offset, *affine(256),
               "rows centred at 1000, -300, 50 and 0 with spread 1: mean(x^2) - mean(x)^2 falls apart"),
+        _case("small variance 3x64", rng.normal(0, 1e-3, (3, 64)), *affine(64),
+              "spread 1e-3: the variance (1e-6) is a tenth of eps, so 1 / sqrt(var + eps) and "
+              "1 / (sqrt(var) + eps) differ threefold"),
         _case("one column 3x1", [[4.0], [-2.0], [0.5]], [2.0], [0.25], "variance 0: every output is b"),
         _case("random 5x24", rng.normal(-1, 5, (5, 24)), *affine(24), "fewer columns than threads"),
     )

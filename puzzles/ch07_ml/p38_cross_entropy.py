@@ -88,6 +88,8 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
               "targets at both ends"),
         _case("huge logits 3x256", rng.normal(500, 20, (3, 256)), [255, 0, 128],
               "logits near 500: exp without the max overflows float32"),
+        _case("very negative 4x40", rng.normal(-150, 10, (4, 40)), rng.integers(0, 40, 4),
+              "logits near -150: with a max that starts at 0 instead of -inf every exp underflows to 0"),
         _case("one column 4x1", rng.normal(0, 5, (4, 1)), np.zeros(4),
               "a single class: every loss is exactly 0"),
         _case("random 5x24", rng.normal(-3, 4, (5, 24)), rng.integers(0, 24, 5),

@@ -253,3 +253,20 @@ def test_in_process_the_cheats_would_have_worked(name, monkeypatch):
     finally:
         object.__setattr__(MAP, "spec", spec)
     assert result.passed
+
+
+# --- case strength (item 7) ---------------------------------------------------------------------------------
+
+SEPARATING = [  # a slip every other case lets through, and the case added so that it no longer passes
+    ("layernorm__eps_outside_sqrt.py", "layernorm", "small variance 3x64"),
+    ("online_softmax__max_starts_at_zero.py", "online-softmax", "very negative 6x24"),
+    ("cross_entropy__max_starts_at_zero.py", "cross-entropy", "very negative 4x40"),
+    ("paged_attention__pads_the_max_with_zero.py", "paged-attention", "negative scores"),
+]
+
+
+@pytest.mark.parametrize("name, slug, case", SEPARATING, ids=[s[0] for s in SEPARATING])
+def test_each_usual_slip_has_the_case_that_separates_it(name, slug, case):
+    result = check_file(registry.get(slug), WRONG / name, seed=4)
+    failed = {c.name for c in result.cases if c.status == "fail"}
+    assert failed == {case}, f"{name}: failed in {sorted(failed)}"
