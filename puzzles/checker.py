@@ -40,7 +40,8 @@ from .model import Case, Puzzle, Rule, RunStats
 from .results import STOPPING_KINDS, CaseResult, CheckResult, Failure
 from .stats import measure
 
-__all__ = ["check_file", "check_source", "max_stars", "new_seed", "CheckResult", "CaseResult", "Failure"]
+__all__ = ["check_file", "check_source", "max_stars", "new_seed", "case_generator", "record_reference_use",
+           "CheckResult", "CaseResult", "Failure"]
 
 # Loop iterations one launch may run before gpusim stops it with a KernelTimeout. The reference solutions
 # need a few thousand at most; gpusim's own default (about a million) would keep a player waiting minutes
@@ -110,6 +111,19 @@ def check_source(puzzle: Puzzle, source: str, filename: str, *, seed: int | None
     _judge(puzzle, result)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def record_reference_use(puzzle: Puzzle, result: CheckResult, prog: Any) -> None:
+    """A check whose file used the reference solution counts as having revealed it: mark it in ``prog`` (a
+    ``puzzles.progress.Progress``, saved by ``progress.reveal_solution``). Call it before ``record_check``."""
+    if not result.reference_use:
+        return
+    from . import progress, workspace
+
+    try:
+        progress.reveal_solution(puzzle, prog)
+    except workspace.WorkspaceError:     # the game ships no reference for this puzzle: nothing to reveal
+        pass
 
 
 def _new_result(puzzle: Puzzle, filename: str, seed: int | None) -> CheckResult:

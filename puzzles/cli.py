@@ -133,7 +133,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     result = checker.check_file(puzzle, path, seed=args.seed, ptx=args.ptx)
     if not args.reference:
         prog = _load_progress()
-        _record_reference_use(puzzle, result, prog)
+        checker.record_reference_use(puzzle, result, prog)
         _warn(progress.record_check(puzzle, result, prog).warnings)
     if args.json:
         _print_json(result.to_dict())
@@ -155,16 +155,6 @@ def _seed(text: str) -> int:
     return value
 
 
-def _record_reference_use(puzzle, result: checker.CheckResult, prog: progress.Progress) -> None:
-    """A file that used the reference solution counts as having revealed it."""
-    if not result.reference_use:
-        return
-    try:
-        progress.reveal_solution(puzzle, prog)
-    except workspace.WorkspaceError:
-        pass
-
-
 def _check_all(reference: bool, as_json: bool, seed: int | None = None, ptx: bool | None = None) -> int:
     prog = None if reference else _load_progress()
     rows, passed = [], 0
@@ -178,7 +168,7 @@ def _check_all(reference: bool, as_json: bool, seed: int | None = None, ptx: boo
             status = "pass" if result.passed else "fail"
             passed += result.passed
             if prog is not None:
-                _record_reference_use(puzzle, result, prog)
+                checker.record_reference_use(puzzle, result, prog)
                 progress.record_check(puzzle, result, prog)
         rows.append((puzzle, status, result))
         if not as_json:

@@ -17,6 +17,7 @@ from textual.reactive import var
 from textual.widgets import TextArea
 
 from puzzles import checker, progress, registry, workspace
+from puzzles.judge.worker import shared_worker
 
 from .messages import CheckFinished, HintRevealed
 from .screens.browser import BrowserScreen
@@ -134,7 +135,7 @@ class GpuPuzzlesApp(App):
     @work(thread=True, exclusive=True, group="check", exit_on_error=False)
     def _check(self, puzzle, path: Path) -> None:
         try:
-            result = checker.check_file(puzzle, path, trace=True)
+            result = shared_worker().check_file(puzzle, path, trace=True)   # a warm, sandboxed judge
         except Exception as e:  # check_file promises not to raise; if it does, the app still must not die
             from puzzles.results import CheckResult, Failure
 
@@ -147,6 +148,7 @@ class GpuPuzzlesApp(App):
         self.checking = None
         self.results[puzzle.slug] = result
         before = self.progress.stars(puzzle.slug)
+        checker.record_reference_use(puzzle, result, self.progress)   # a file that used solutions/ saw it
         progress.record_check(puzzle, result, self.progress)
         self._warn()
         for screen in self.screen_stack:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzles.casegen import generator
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -80,6 +80,7 @@ def _case(name: str, x: np.ndarray, note: str) -> Case:
 def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     rng = generator(rng, 34)
     rising = np.sort(rng.normal(0, 4, (3, 256)), axis=1)   # each thread's max grows at every column it reads
+    rows, cols = size(rng, 3, 8), size(rng, 8, 56, multiple_of=8)
     return (
         _case("worked example 1x4", [[1, 3, 2, 3]], "the example from the description"),
         _case("random 4x200", rng.normal(0, 3, (4, 200)), "columns not a multiple of the block"),
@@ -90,7 +91,8 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
               "logits near -120: with a max that starts at 0 instead of -inf every exp underflows to 0"),
         _case("one column 5x1", rng.normal(0, 3, (5, 1)),
               "63 empty threads per block: their (-inf, 0) must merge"),
-        _case("random 6x40", rng.normal(-50, 20, (6, 40)), "fewer columns than threads, negative logits"),
+        _case(f"random {rows}x{cols}", rng.normal(-50, 20, (rows, cols)),
+              "fewer columns than threads, negative logits"),
     )
 
 

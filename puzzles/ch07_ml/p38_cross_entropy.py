@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzles.casegen import generator
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -77,6 +77,7 @@ def _case(name: str, logits: np.ndarray, targets: np.ndarray, note: str) -> Case
 
 def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     rng = generator(rng, 38)
+    rows, cols = size(rng, 3, 8), size(rng, 8, 56, multiple_of=8)
     confident = rng.normal(0, 1, (4, 200))
     confident[np.arange(4), [7, 199, 64, 130]] += 12.0       # the model is sure of one token per row
     return (
@@ -92,7 +93,7 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
               "logits near -150: with a max that starts at 0 instead of -inf every exp underflows to 0"),
         _case("one column 4x1", rng.normal(0, 5, (4, 1)), np.zeros(4),
               "a single class: every loss is exactly 0"),
-        _case("random 5x24", rng.normal(-3, 4, (5, 24)), rng.integers(0, 24, 5),
+        _case(f"random {rows}x{cols}", rng.normal(-3, 4, (rows, cols)), rng.integers(0, cols, rows),
               "fewer columns than threads"),
     )
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzles.casegen import generator
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -83,6 +83,7 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     big = rng.integers(200, 251, (3, 512)) * np.where(np.arange(512) % 2 == 0, 1, -1)
     cancel_W = np.concatenate([big, rng.integers(1, 7, (3, 512)) / 64], axis=1)
     cancel_x = np.concatenate([np.ones(512), rng.choice([0.5, 1.0], 512)])
+    cols = size(rng, 264, 504, multiple_of=16, not_multiple_of=TPB)   # whole 32-byte sectors of fp16
     return (
         _case("worked example 2x4", [[1, 2, 3, 4], [2048, 1, 1, 1]], [1, 1, 1, 1],
               "the example from the description"),
@@ -93,8 +94,8 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         _case("cancellation 3x1024", cancel_W, cancel_x,
               "large terms cancel; the small ones that remain vanish next to an fp16 running sum "
               "(float32 is exact here)"),
-        _case("random 5x304", rng.normal(0, 1, (5, 304)), rng.normal(0, 1, 304),
-              "304 columns: not a multiple of the block"),
+        _case(f"random 5x{cols}", rng.normal(0, 1, (5, cols)), rng.normal(0, 1, cols),
+              f"{cols} columns: not a multiple of the block"),
         _case("one column 3x1", [[3.5], [-0.25], [1000]], [2.0], "a single product per row"),
     )
 

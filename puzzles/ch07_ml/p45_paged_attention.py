@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzles.casegen import generator
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import max_global_reads_per_thread, max_global_writes_per_thread, no_atomics
 
@@ -117,9 +117,10 @@ def _case(name: str, rng: np.random.Generator, seq_lens: list[int], n_pages: int
 
 def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     rng = generator(rng, 45)
+    first, last = size(rng, 33, 39), size(rng, 17, 23)
     return (
-        _case("batch of 5, scattered pages", rng, [37, 1, 64, 8, 20], 24,
-              "lengths 37 and 20 end inside a page (the rest of it is NaN); 64 fills all 8 pages; 1 and 8 "
+        _case("batch of 5, scattered pages", rng, [first, 1, 64, 8, last], 24,
+              f"lengths {first} and {last} end inside a page (the rest of it is NaN); 64 fills all 8 pages; 1 and 8 "
               "are one token and exactly one page"),
         _case("shared prefix page", rng, [19, 12, 9], 10,
               "sequences 0 and 1 share their first physical page (prefix caching)", shared_prefix=True),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from puzzles.casegen import generator
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -103,9 +103,10 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     one_column[3, 0] = -0.5                                       # a tie in the smallest case too
     example = [[0.9, -0.2, 0.5, -0.7, 0.1, 0.0, -1.25, 0.45],
                [-0.5, 0.3, 2.0, -0.05, 0.6, -0.49, 0.5, -3.0]]
+    rows = size(rng, 8, 32)
     return (
         _case("worked example 2x8", example, 0.5, "the example from the description"),
-        _case("random 24x200", _weights(rng, (24, C_MAX)), 0.5,
+        _case(f"random {rows}x200", _weights(rng, (rows, C_MAX)), 0.5,
               "200 = 3 full rounds of 64 and a last round with 8 columns"),
         _case("random 10x64", _weights(rng, (10, 64)), 0.375, "exactly one round: no idle thread"),
         _case("one column, 7 rows", one_column, 0.5, "63 of 64 threads have no column"),

@@ -13,6 +13,7 @@ player's file runs only in the sandbox, whose output the judging child reads as 
 
 from __future__ import annotations
 
+import atexit
 import os
 import pickle
 import select
@@ -23,6 +24,7 @@ import sys
 import tempfile
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 LENGTH = struct.Struct(">Q")
@@ -129,6 +131,21 @@ class JudgeWorker:
             result.seconds = time.perf_counter() - started
             return result
 
+    def check_file(self, puzzle: Any, path: Any, *, seed: int | None = None, trace: bool = False,
+                   ptx: bool | None = None) -> Any:
+        """``check`` of the text of the file at ``path`` (read here, as ``checker.check_file`` reads it)."""
+        from ..loader import read_source
+
+        filename = str(os.path.abspath(os.path.expanduser(str(path))))
+        try:
+            source = read_source(Path(filename))
+        except Exception as e:     # SolutionError or KernelSyntaxError: the file cannot be read as Python
+            result = _failed(puzzle, filename, seed, str(e))
+            result.failures[0].kind = "compile"
+            result.failures[0].filename = filename
+            return result
+        return self.check(puzzle, source, filename, seed=seed, trace=trace, ptx=ptx)
+
     def _expect_ready(self, proc: subprocess.Popen) -> None:
         fd = proc.stdout.fileno()
         ready, _, _ = select.select([fd], [], [], START_TIME_LIMIT_S)
@@ -177,6 +194,21 @@ class JudgeWorker:
         except (OSError, ValueError, AttributeError):
             return ""
         return text.splitlines()[-1] if text else ""
+
+
+_shared: JudgeWorker | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_worker() -> JudgeWorker:
+    """The process's one warm worker (started on first use, stopped when the process exits)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = JudgeWorker()
+            _shared.start()
+            atexit.register(_shared.close)
+        return _shared
 
 
 def _failed(puzzle: Any, filename: str, seed: int | None, message: str) -> Any:

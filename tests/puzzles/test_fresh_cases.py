@@ -65,7 +65,7 @@ def test_sizes_vary_from_seed_to_seed():
         if len(shapes) > 1:
             varying.append(puzzle.slug)
     print(f"{len(varying)} of {len(PUZZLES)} puzzles vary their sizes: {', '.join(varying)}")
-    assert len(varying) >= len(PUZZLES) // 2
+    assert len(varying) >= 45, "most puzzles draw some sizes fresh each check"
 
 
 @pytest.mark.slow
