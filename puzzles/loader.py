@@ -69,10 +69,10 @@ def load_source(source: str, filename: str, kernel_names: tuple[str, ...] | list
     module_name = f"{_rebuild.OWN_MODULE_PREFIX}{next(_counter)}_{Path(filename).stem}"
     report = sandbox.run_module(source, filename, module_name, time_limit=IMPORT_TIME_LIMIT_S,
                                 solutions_dir=folder)
-    for event in report.events:
-        what = event.get("what")
-        if event.get("event") == "reference" and isinstance(what, str) and what not in reference_use:
-            reference_use.append(what)
+    events = [e["what"] for e in report.events if e.get("event") == "reference" and isinstance(e.get("what"), str)]
+    if any(w.startswith("import ") for w in events):     # an import opens the files itself: name the import
+        events = [w for w in events if w.startswith("import ")]
+    reference_use += [w for w in dict.fromkeys(events) if w not in reference_use]
     try:
         _raise_for_sandbox(report, source, filename)
         linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)

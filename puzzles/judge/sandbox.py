@@ -91,7 +91,7 @@ def run_module(source: str, filename: str, module_name: str, *, time_limit: floa
                 os.close(fd)
             except OSError:
                 pass
-        _kill(pid)
+        kill_group(pid)
     return report
 
 
@@ -132,7 +132,8 @@ def _collect(pid: int, msg_r: int, out_r: int, limit: float, report: SandboxRepo
             status = _poll(pid)
             if status is not None:          # the child is gone: whatever it left in the pipes comes now
                 deadline = min(deadline, time.monotonic() + 0.5)
-    while status is None and time.monotonic() < deadline:   # the pipes close just before the exit is seen
+    settle = min(deadline, time.monotonic() + 1.0)
+    while status is None and time.monotonic() < settle:     # the pipes close just before the exit is seen
         status = _poll(pid)
         if status is None:
             time.sleep(0.005)
@@ -142,7 +143,9 @@ def _collect(pid: int, msg_r: int, out_r: int, limit: float, report: SandboxRepo
     report.stdout = text
     if report.done or report.protocol:
         return
-    if status is None:
+    if status is None and not open_fds:
+        report.ended = "closed its connection to the checker and kept running (it never said what it defines)"
+    elif status is None:
         report.ended = (f"took too long (more than {limit:g} s: an endless loop at module level, or a call "
                         f"that never returns?)")
     elif os.WIFSIGNALED(status):
@@ -183,7 +186,8 @@ def _poll(pid: int) -> int | None:
     return status if done else None
 
 
-def _kill(pid: int) -> None:
+def kill_group(pid: int) -> None:
+    """SIGKILL the process group ``pid`` leads (and ``pid`` itself, if it left it), then reap ``pid``."""
     for target in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
         try:
             target()
@@ -536,4 +540,4 @@ def _reference(name: str, value: Any) -> dict[str, Any] | None:
     return None
 
 
-__all__ = ["SandboxReport", "run_module", "describe", "recording_jit", "RecordedKernel"]
+__all__ = ["SandboxReport", "run_module", "kill_group", "describe", "recording_jit", "RecordedKernel"]

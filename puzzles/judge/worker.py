@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .sandbox import kill_group
+
 LENGTH = struct.Struct(">Q")
 CHECK_TIME_LIMIT_S = 300.0     # a check still running after this is stopped (gpusim's own limits come first)
 START_TIME_LIMIT_S = 120.0
@@ -309,15 +311,7 @@ def _run_check(control: int, message: tuple) -> tuple:
                 data += chunk
     finally:
         os.close(read_fd)
-        for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-            try:
-                kill()
-            except OSError:
-                pass
-        try:
-            os.waitpid(pid, 0)
-        except ChildProcessError:
-            pass
+        kill_group(pid)
     if problem is not None:
         return ("result", request, None, problem)
     if len(data) < LENGTH.size or len(data) != LENGTH.size + LENGTH.unpack_from(data)[0]:

@@ -294,3 +294,11 @@ def test_no_process_of_the_file_is_left_behind(tmp_path):
     except FileNotFoundError:
         state = "gone"
     assert state in ("gone", "Z", "X"), state
+
+
+def test_a_file_that_closes_its_pipes_and_lingers_does_not_hold_the_check(tmp_path):
+    path = write(tmp_path, "linger.py", "import os, time\nfor fd in range(3, 64):\n    try:\n        os.close(fd)\n"
+                 "    except OSError:\n        pass\nos.close(1)\nos.close(2)\ntime.sleep(60)\n")
+    started = time.monotonic()
+    e = _error(path)
+    assert time.monotonic() - started < 10 and "closed its connection to the checker" in str(e), str(e)
