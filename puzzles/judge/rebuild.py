@@ -114,7 +114,8 @@ def _decode(values: dict[str, Any], arrays: list[bytes], filename: str) -> dict[
     out = {}
     try:
         for name, doc in values.items():
-            if isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name):
+            if isinstance(name, str) and name.isidentifier() and not keyword.iskeyword(name) \
+                    and not name.startswith("__"):
                 out[name] = wire.decode_value(doc, arrays)
     except wire.WireError as e:
         raise SolutionError(f"the values your file defines could not be read back ({e})",
