@@ -69,9 +69,11 @@ def run_module(source: str, filename: str, module_name: str, *, time_limit: floa
     out_r, out_w = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:   # the child: never returns
         try:
+            die_with_parent(parent)
             os.close(msg_r)
             os.close(out_r)
             _child(source, filename, module_name, msg_w, out_w, limit, solutions_dir)
@@ -197,6 +199,19 @@ def kill_group(pid: int) -> None:
         os.waitpid(pid, 0)
     except ChildProcessError:
         pass
+
+
+def die_with_parent(parent: int) -> None:
+    """In a forked child: be killed when ``parent`` dies (Linux), so no child outlives its judge."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)          # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:                 # the parent died before the line above
+        os._exit(70)
 
 
 def _preload_numba() -> None:

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .sandbox import kill_group
+from .sandbox import die_with_parent, kill_group
 
 LENGTH = struct.Struct(">Q")
 CHECK_TIME_LIMIT_S = 300.0     # a check still running after this is stopped (gpusim's own limits come first)
@@ -260,10 +260,15 @@ def _warm_up() -> None:
 def _run_check(control: int, message: tuple) -> tuple:
     _, request, slug, source, filename, seed, trace, want_ptx = message
     read_fd, write_fd = os.pipe()
+    worker = os.getpid()
     pid = os.fork()
     if pid == 0:
         status = 0
         try:
+            die_with_parent(worker)
+            devnull = os.open(os.devnull, os.O_RDWR)
+            os.dup2(devnull, 0)                # let go of the app's pipes: if the worker dies, the app sees
+            os.dup2(devnull, 1)                # the end of its stream at once, not when this child ends
             os.close(read_fd)
             os.setpgid(0, 0)
             from .. import checker, registry

@@ -218,12 +218,29 @@ def test_the_worker_cancels_and_goes_on(judge):
     assert judge.check(MAP, MAP_OK, "/virtual/map.py").passed
 
 
-def test_a_worker_that_dies_mid_check_is_a_clean_failure_and_is_restarted(judge):
+def test_a_worker_that_dies_mid_check_is_a_clean_failure_and_is_restarted(judge, tmp_path):
     assert judge.check(MAP, MAP_OK, "/virtual/map.py").passed
     threading.Timer(1.0, lambda: os.killpg(judge._proc.pid, 9)).start()
-    failed = judge.check(MAP, "import time\ntime.sleep(30)\n" + MAP_OK, "/virtual/map.py")
+    started = time.monotonic()
+    sleeper = f"import os, time\nos.mkdir(os.path.join({str(tmp_path)!r}, str(os.getpid())))\ntime.sleep(30)\n"
+    failed = judge.check(MAP, sleeper + MAP_OK, "/virtual/map.py")
     assert not failed.passed and "stopped unexpectedly" in _messages(failed)
+    assert time.monotonic() - started < 15, "the app must hear of the death at once"
+    sandbox_pid = int(next(tmp_path.iterdir()).name)
+    for _ in range(100):               # the file's process dies with its judge, not 30 s later
+        if not _alive(sandbox_pid):
+            break
+        time.sleep(0.05)
+    assert not _alive(sandbox_pid)
     assert judge.check(MAP, MAP_OK, "/virtual/map.py").passed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except FileNotFoundError:
+        return False
 
 
 def test_the_worker_survives_the_cheats(judge):
