@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import select
 import signal
+import struct
 import sys
 import time
 import traceback
@@ -76,6 +77,7 @@ def run_module(source: str, filename: str, module_name: str, *, time_limit: floa
             die_with_parent(parent)
             os.close(msg_r)
             os.close(out_r)
+            _into_own_pid_namespace(msg_w, out_w)
             _child(source, filename, module_name, msg_w, out_w, limit, solutions_dir)
         finally:
             os._exit(70)
@@ -201,8 +203,9 @@ def kill_group(pid: int) -> None:
         pass
 
 
-def die_with_parent(parent: int) -> None:
-    """In a forked child: be killed when ``parent`` dies (Linux), so no child outlives its judge."""
+def die_with_parent(parent: int | None) -> None:
+    """In a forked child: be killed when ``parent`` dies (Linux), so no child outlives its judge. (None: the
+    parent is outside this PID namespace, where its pid cannot be seen.)"""
     try:
         import ctypes
 
@@ -210,8 +213,90 @@ def die_with_parent(parent: int) -> None:
         libc.prctl(1, signal.SIGKILL)          # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
-    if os.getppid() != parent:                 # the parent died before the line above
+    if parent is not None and os.getppid() != parent:      # the parent died before the line above
         os._exit(70)
+
+
+CLONE_NEWUSER, CLONE_NEWPID = 0x10000000, 0x20000000
+STATUS = struct.Struct(">i")
+
+
+def _into_own_pid_namespace(*pipes: int) -> None:
+    """Go on in a new PID namespace, where no process of the judge has a pid the file could signal.
+
+    Where Linux allows it (``unshare``; a user namespace too when not root), this process stays outside as
+    the judge's child and ends exactly as the file's process ends; its child is pid 1 of the namespace, a
+    reaper whose end takes every process the file started with it; the reaper's child, pid 2, returns from
+    here and runs the file. Where namespaces are not available, this returns at once and the file runs here.
+    Only the runner keeps ``pipes`` (the judge's), so the judge sees them close when the file's process does.
+    """
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.unshare(CLONE_NEWPID | (0 if os.geteuid() == 0 else CLONE_NEWUSER)) != 0:
+            return
+    except (OSError, AttributeError):
+        return
+    status_r, status_w = os.pipe()
+    reaper = os.fork()
+    if reaper != 0:                       # outside the namespace: end as the file's process ended
+        _close(status_w, *pipes)
+        _, own = os.waitpid(reaper, 0)
+        data = os.read(status_r, STATUS.size)
+        _end_as(STATUS.unpack(data)[0] if len(data) == STATUS.size else own)
+    os.close(status_r)
+    die_with_parent(None)
+    runner = os.fork()
+    if runner == 0:                       # pid 2: runs the file
+        os.close(status_w)
+        die_with_parent(1)
+        return
+    _close(*pipes)
+    while True:                           # pid 1: reap everything, report the runner's end, and go
+        try:
+            done, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            os._exit(71)
+        if done == runner:
+            os.write(status_w, STATUS.pack(status))
+            os._exit(0)
+
+
+def _close(*fds: int) -> None:
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def _end_as(status: int) -> None:
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+        except (OSError, ValueError):      # SIGKILL and SIGSTOP have no handler to reset
+            pass
+        os.kill(os.getpid(), sig)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 71)
+
+
+def pid_namespaces_work() -> bool:
+    """Whether the file runs in its own PID namespace here (for tests and reports)."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _into_own_pid_namespace()
+            os.write(write_fd, b"1" if os.getpid() == 2 else b"0")
+        finally:
+            os._exit(0)
+    os.close(write_fd)
+    answer = os.read(read_fd, 1)
+    os.close(read_fd)
+    os.waitpid(pid, 0)
+    return answer == b"1"
 
 
 def _preload_numba() -> None:

@@ -287,3 +287,22 @@ def test_each_usual_slip_has_the_case_that_separates_it(name, slug, case):
     result = check_file(registry.get(slug), WRONG / name, seed=4)
     failed = {c.name for c in result.cases if c.status == "fail"}
     assert failed == {case}, f"{name}: failed in {sorted(failed)}"
+
+
+@pytest.mark.skipif(not __import__("puzzles.judge.sandbox", fromlist=["x"]).pid_namespaces_work(),
+                    reason="this system does not let a process make its own PID namespace")
+def test_the_file_cannot_signal_the_judge(tmp_path):
+    """In its own PID namespace the file sees no process of the judge: not its pid, not its parent's."""
+    import signal
+
+    received = []
+    previous = signal.signal(signal.SIGUSR1, lambda *a: received.append(a))
+    try:
+        source = (f"import os, signal\nos.kill({os.getpid()}, signal.SIGUSR1)\n" + MAP_OK)
+        result = check_source(MAP, source, str(tmp_path / "signaller.py"))
+        parent = check_source(MAP, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n" + MAP_OK,
+                              str(tmp_path / "parent.py"))
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+    assert received == [] and "raised ProcessLookupError" in _messages(result)
+    assert parent.passed, _messages(parent)     # its parent is the namespace's pid 1, which ignores the signal

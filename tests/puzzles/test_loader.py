@@ -3,7 +3,9 @@ file's code runs only in the sandbox, and the kernels come back rebuilt from the
 
 from __future__ import annotations
 
+import fcntl
 import inspect
+import os
 import threading
 import time
 
@@ -284,16 +286,21 @@ def test_every_failure_is_a_kernel_compile_error():
 
 
 def test_no_process_of_the_file_is_left_behind(tmp_path):
-    path = write(tmp_path, "forker.py", "import os, time\npid = os.fork()\nif pid == 0:\n    time.sleep(60)\n"
-                 "print(pid, flush=True)\n" + KERNEL.replace("\n    ", "\n"))
-    pid = int(load_solution(path, ("k",)).stdout.split()[0])
-    time.sleep(0.2)
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            state = f.read().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        state = "gone"
-    assert state in ("gone", "Z", "X"), state
+    lock = tmp_path / "held"
+    path = write(tmp_path, "forker.py", f"import fcntl, os, time\nif os.fork() == 0:\n"
+                 f"    fd = os.open({str(lock)!r}, os.O_RDWR | os.O_CREAT)\n    fcntl.flock(fd, fcntl.LOCK_EX)\n"
+                 f"    time.sleep(60)\ntime.sleep(0.5)\n" + KERNEL.replace("\n    ", "\n"))
+    load_solution(path, ("k",))
+    fd = os.open(lock, os.O_RDWR)
+    for _ in range(100):        # the lock is free once the file's forked process is gone
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            time.sleep(0.05)
+    else:
+        pytest.fail("a process the file forked outlived the load")
+    os.close(fd)
 
 
 def test_a_file_that_closes_its_pipes_and_lingers_does_not_hold_the_check(tmp_path):
