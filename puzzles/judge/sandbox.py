@@ -11,7 +11,9 @@ process that makes the inputs, runs the simulator and judges.
 Inside the child ``numba.cuda.jit`` is replaced by a recorder: decorating compiles nothing (so an eager
 signature needs no GPU) and the judge learns the decorator's arguments. An audit hook reports at once any
 import of ``solutions`` or any opening of a file under ``solutions/``: using the reference is revealing it.
-Regular files cannot be written (``RLIMIT_FSIZE`` 0) and the address space is capped.
+Regular files cannot be written (``RLIMIT_FSIZE`` 0), the address space is capped, and where Linux allows it
+the file runs in a PID namespace of its own, where no process of the judge has a pid it could signal. (It is
+a process boundary, not an OS sandbox: a file can still delete or rename files its user may delete.)
 
 Every way the child can end — a clean finish, an exception of any kind, ``sys.exit``, ``os._exit``, a signal,
 a time-out, malformed frames — becomes a field of ``SandboxReport``; this module raises nothing the file
