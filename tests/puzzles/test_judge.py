@@ -220,27 +220,33 @@ def test_the_worker_cancels_and_goes_on(judge):
 
 def test_a_worker_that_dies_mid_check_is_a_clean_failure_and_is_restarted(judge, tmp_path):
     assert judge.check(MAP, MAP_OK, "/virtual/map.py").passed
+    lock = tmp_path / "held"
     threading.Timer(1.0, lambda: os.killpg(judge._proc.pid, 9)).start()
     started = time.monotonic()
-    sleeper = f"import os, time\nos.mkdir(os.path.join({str(tmp_path)!r}, str(os.getpid())))\ntime.sleep(30)\n"
+    sleeper = (f"import fcntl, os, time\nfd = os.open({str(lock)!r}, os.O_RDWR | os.O_CREAT)\n"
+               f"fcntl.flock(fd, fcntl.LOCK_EX)\ntime.sleep(30)\n")
     failed = judge.check(MAP, sleeper + MAP_OK, "/virtual/map.py")
     assert not failed.passed and "stopped unexpectedly" in _messages(failed)
     assert time.monotonic() - started < 15, "the app must hear of the death at once"
-    sandbox_pid = int(next(tmp_path.iterdir()).name)
-    for _ in range(100):               # the file's process dies with its judge, not 30 s later
-        if not _alive(sandbox_pid):
-            break
-        time.sleep(0.05)
-    assert not _alive(sandbox_pid)
+    assert _released(lock), "the file's process must die with its judge, not 30 s later"
     assert judge.check(MAP, MAP_OK, "/virtual/map.py").passed
 
 
-def _alive(pid: int) -> bool:
+def _released(lock: Path) -> bool:
+    """True once no process holds ``lock`` (pids inside the sandbox's namespace mean nothing out here)."""
+    import fcntl
+
+    fd = os.open(lock, os.O_RDWR)
     try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except FileNotFoundError:
+        for _ in range(100):
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                time.sleep(0.05)
         return False
+    finally:
+        os.close(fd)
 
 
 def test_the_worker_survives_the_cheats(judge):
