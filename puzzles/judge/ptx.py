@@ -127,11 +127,7 @@ def compile_kernels(rebuilt: Rebuilt, cases: Sequence[Case], kernel_names: Seque
     import numba
     from numba import cuda
 
-    try:
-        made = rebuilt.rebuild_for_numba()
-    except Exception as e:
-        return [Failure("compile", f"your kernels could not be prepared for numba-cuda: {type(e).__name__}: {e}",
-                        filename=filename)]
+    made = rebuilt.numba_kernels()
     failures = []
     with _device_functions_for(CC):
         for name, args in first_launches(cases, kernel_names).items():

@@ -62,19 +62,10 @@ class Rebuilt:
     namespace: dict[str, Any]
     reference_use: list[str] = field(default_factory=list)   # how the file reached the reference, if it did
 
-    def rebuild_for_numba(self) -> dict[str, Any]:
-        """The same functions compiled again into a namespace where each device function is a real (lazy)
-        ``numba.cuda.jit(device=True)`` dispatcher, as numba-cuda needs to compile the kernels."""
-        from numba import cuda
-
-        namespace = {k: v for k, v in self.namespace.items()
-                     if k not in self.device_functions and k not in self.kernels}
-        functions = list(self.device_functions.values()) + list(self.kernels.values())
-        made = _exec_defs([f.node for f in functions], namespace, self.namespace["__name__"],
-                          self.namespace["__file__"])
-        for name in self.device_functions:
-            namespace[name] = cuda.jit(device=True)(made[name])
-        return {name: made[name] for name in self.kernels} | {"__namespace__": namespace}
+    def numba_kernels(self) -> dict[str, Any]:
+        """The kernels as numba-cuda compiles them (``cuda.compile_ptx``, or ``cuda.jit`` on a GPU): the same
+        functions; the device functions they call are already real, lazy numba-cuda dispatchers."""
+        return {name: f.func for name, f in self.kernels.items()}
 
 
 def rebuild(tree: ast.Module, values: dict[str, Any], arrays: list[bytes], kernel_names: tuple[str, ...],
@@ -104,7 +95,21 @@ def rebuild(tree: ast.Module, values: dict[str, Any], arrays: list[bytes], kerne
         for name, function in table.items():
             function.func = made[function.node.name]
             namespace[name] = function.func
+    for name, function in device_functions.items():
+        namespace[name] = _device_dispatcher(function.func)
     return Rebuilt(kernels, device_functions, namespace, reference_use)
+
+
+def _device_dispatcher(func: Any) -> Any:
+    """``numba.cuda.jit(device=True)(func)`` where numba-cuda is installed (lazy: nothing is compiled here), so
+    the rebuilt kernels compile with numba-cuda as they are; gpusim reads a dispatcher's ``py_func``. Without
+    numba-cuda, the plain function."""
+    try:
+        from numba import cuda
+
+        return cuda.jit(device=True)(func)
+    except Exception:
+        return func
 
 
 # ------------------------------------------------------------------------------------------- the values
