@@ -152,6 +152,9 @@ class Puzzle:
     # is shown, so a check can be replayed); None means the puzzle's own fixed seed. Worked examples from the
     # description stay fixed whatever rng is.
     outputs: tuple[str, ...]   # buffer names compared against the spec
+    # Buffers the kernels may write that are not compared (scratch between launches). Every other array
+    # buffer is an input: the checker fails a case whose launches change one.
+    scratch: tuple[str, ...] = ()
     constraints: tuple[Rule, ...] = ()
     stars: tuple[Star, ...] = ()
     hints: tuple[str, ...] = ()

@@ -10,10 +10,11 @@ A multi-device ``Case`` has ``devices`` set (``Devices(count, topology)``). Its 
   round) besides buffer names. ``Sync(devices)`` orders devices (``System.synchronize``); a ``Sync`` of every
   device ends a *round*.
 
-``run_case`` is the checker's hook: it runs the steps in order, stops at the first launch with a fault,
-compares the outputs with the spec, measures ``RunStats`` over all launches (``puzzles.stats.measure``) and
-adds what only several devices have (bytes and sectors per link, bytes stored into peers' memory, each
-launch's round and device), then checks the constraints.
+The checker runs such a case as any other (``checker._launch_all``), with what this module gives it: a
+``System`` holding the case's arrays (``build_system``), ``synchronize`` for its ``Sync`` steps, the buffers its
+outputs stand for (``case_outputs``), and ``with_devices``, which adds to the measured ``RunStats`` what only
+several devices have (bytes and sectors per link, bytes stored into peers' memory, each launch's round and
+device).
 
 On real GPUs (graduate mode, one process per GPU): every peer access of chapter 10's cases is a *read*
 (``no_peer_stores`` holds for every reference), and every peer array a launch reads was last written before
@@ -24,16 +25,13 @@ receives it into a local copy, and the kernel reads the copy. ``peer_reads(case)
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from typing import Any
 
 from gpusim.devices import DeviceRace, System, Topology
 
-from .compare import PuzzleBug, first_mismatch
+from .compare import PuzzleBug
 from .model import Case, LaunchStep, Puzzle, RunStats, Sync
-from .results import CaseResult, Failure
-from .stats import measure
 
 TOPOLOGIES = {"ring": Topology.ring, "switch": Topology.switch}
 
@@ -105,55 +103,45 @@ def peer_reads(case: Case) -> list[tuple[int, int, str, int]]:
     return found
 
 
-def run_case(puzzle: Puzzle, solution: Any, case: Case, outcome: CaseResult, *, trace: bool = False,
-             max_steps: int | None = None) -> None:
-    """Run a multi-device case and judge it, filling ``outcome`` as the checker does for one device:
-    ``reports`` (every launch that ran), ``failures`` (the first fault, a mismatch, broken constraints),
-    ``stats``. Exceptions (``PuzzleBug``, ``LaunchError``, compile errors) are the checker's to turn into
-    failures."""
-    buffers = copy.deepcopy(dict(case.buffers))
-    before = copy.deepcopy(dict(case.buffers))
-    system = build_system(case, buffers)
-    round_number, log = 0, []
-    for number, step in enumerate(case.steps, 1):
+def synchronize(system: System, step: Any) -> bool:
+    """Carry out ``step`` if it is a ``Sync`` (and say so); a launch step is left to the caller."""
+    if not isinstance(step, Sync):
+        return False
+    system.synchronize(step.devices or None)
+    return True
+
+
+def buffer_names(names: tuple[str, ...], buffers: dict[str, Any]) -> tuple[str, ...]:
+    """The buffers ``names`` stand for: each name itself, and every ``name@d`` of a multi-device case."""
+    return tuple(n for n in buffers if n in names or (device_of(n) is not None and base_name(n) in names))
+
+
+def fault_kind(fault: Any) -> str:
+    """A fault's kind by name, a race between devices counting as a ``DataRace`` (as faults are sorted)."""
+    return "DataRace" if isinstance(fault, DeviceRace) else type(fault).__name__
+
+
+def between_devices(faults: list) -> bool:
+    return any(isinstance(f, DeviceRace) for f in faults)
+
+
+def launch_log(case: Case, reports: list) -> tuple[tuple[int, int, str, bool], ...]:
+    """Each launch that ran as ``(round, device, kernel, wrote global memory)``; a ``Sync`` of every device
+    ends a round."""
+    log, round_number, ran = [], 0, iter(reports)
+    for step in case.steps:
         if isinstance(step, Sync):
-            system.synchronize(step.devices or None)
-            if not step.devices or set(step.devices) >= set(range(system.size)):
+            if not step.devices or set(step.devices) >= set(range(case.devices.count)):
                 round_number += 1
             continue
-        kernel = solution.kernels.get(step.kernel)
-        if kernel is None:
-            raise PuzzleBug(f"case {case.name!r} launches {step.kernel!r}, not one of the puzzle's kernels")
-        unknown = [a for a in step.args if not isinstance(a, int) and a not in buffers]
-        if unknown:
-            raise PuzzleBug(f"case {case.name!r} passes unknown buffers {unknown}")
-        report = system.launch(step.device, kernel, step.grid, step.block, step.arg_values(buffers),
-                               step.shared_mem, trace=trace, max_steps=max_steps)
-        outcome.reports.append(report)
-        if report.faults:
-            outcome.failures.append(_fault_failure(case, step, number, report))
-            return
+        report = next(ran, None)
+        if report is None:
+            break
         log.append((round_number, step.device, step.kernel, _wrote(report)))
-    expected = _spec(puzzle, before)
-    mismatch = first_mismatch(output_names(puzzle, buffers), buffers, expected, before, puzzle.rtol, puzzle.atol)
-    if mismatch is not None:
-        outcome.failures.append(Failure("mismatch", mismatch.message, case.name, detail=mismatch.to_dict()))
-    measured = measure(outcome.reports)
-    outcome.stats = with_devices(measured.stats, case, system, outcome.reports, tuple(log))
-    outcome.stats_complete = measured.complete
-    outcome.unmeasured = list(measured.missing)
-    for rule in puzzle.constraints:
-        try:
-            why = rule.check(outcome.stats)
-        except Exception as e:
-            raise PuzzleBug(f"its rule {rule.description!r} failed: {type(e).__name__}: {e}") from None
-        if why is not None:
-            outcome.failures.append(Failure(
-                "constraint", f"constraint not met ({rule.description}): {why}", case.name,
-                detail={"rule": rule.description, "reason": why}))
+    return tuple(log)
 
 
-def with_devices(stats: RunStats, case: Case, system: System, reports: list, log: tuple) -> RunStats:
+def with_devices(stats: RunStats, case: Case, system: System, reports: list) -> RunStats:
     """``stats`` with the multi-device numbers of ``system``, its launches' reports and the case."""
     peer_stores = 0
     for report in reports:
@@ -167,7 +155,7 @@ def with_devices(stats: RunStats, case: Case, system: System, reports: list, log
         ideal_link_bytes=dict(case.devices.ideal_link_bytes),
         ideal_rounds=case.devices.ideal_rounds,
         peer_store_bytes=peer_stores,
-        device_launches=log,
+        device_launches=launch_log(case, reports),
     )
 
 
@@ -176,28 +164,5 @@ def _wrote(report: Any) -> bool:
     return bool(totals.get("global_st", 0) or totals.get("global_atom", 0))
 
 
-def _fault_failure(case: Case, step: LaunchStep, number: int, report: Any) -> Failure:
-    first, others = report.faults[0], report.faults[1:]
-    message = first.message
-    if others:
-        named = ", ".join(f"{type(f).__name__} at line {f.lineno}" for f in others[:3])
-        message += f"\n  also in this launch: {named}" + (" and more" if len(others) > 3 else "")
-    detail = {"launch": number, "kernel": step.kernel, "device": step.device,
-              # a race between devices is a DataRace to everything that sorts faults by kind
-              "faults": ["DataRace" if isinstance(f, DeviceRace) else type(f).__name__ for f in report.faults],
-              "between_devices": any(isinstance(f, DeviceRace) for f in report.faults)}
-    return Failure("fault", f"on device {step.device}: " + message, case.name, fault=first, detail=detail)
-
-
-def _spec(puzzle: Puzzle, before: dict[str, Any]) -> dict[str, Any]:
-    try:
-        expected = puzzle.spec(**copy.deepcopy(before))
-    except Exception as e:
-        raise PuzzleBug(f"its spec failed: {type(e).__name__}: {e}") from None
-    if not hasattr(expected, "keys"):
-        raise PuzzleBug(f"its spec returned a {type(expected).__name__}, not a mapping of outputs")
-    return dict(expected)
-
-
-__all__ = ["base_name", "build_system", "case_outputs", "device_of", "output_names", "peer_reads", "run_case",
-           "with_devices"]
+__all__ = ["base_name", "between_devices", "buffer_names", "build_system", "case_outputs", "device_of", "fault_kind",
+           "launch_log", "output_names", "peer_reads", "synchronize", "with_devices"]

@@ -123,6 +123,8 @@ def check_report(result: CheckResult, title: str = "") -> str:
     """The verdict on one solution: each case, each failure with its details, the stars, the next star."""
     heading = f"Puzzle {result.number}: {title or result.puzzle}"
     out = [heading, f"  file: {result.file}"]
+    if result.cases:
+        out.append(f"  cases drawn with seed {result.seed} (`--seed {result.seed}` replays them)")
     case_failures = {id(f) for c in result.cases for f in c.failures}
     for failure in result.failures:
         if id(failure) not in case_failures:

@@ -208,6 +208,7 @@ class GpuPuzzlesApp(App):
         self.checking = None
         self.results[puzzle.slug] = result
         before = self.progress.stars(puzzle.slug)
+        checker.record_reference_use(puzzle, result, self.progress)   # a file that used solutions/ saw it
         progress.record_check(puzzle, result, self.progress)
         self._warn()
         for screen in self.screen_stack:

@@ -1,14 +1,12 @@
 """The app's one way into the checker: check exactly the editor's text, in the background, cancellably.
 
-``check_text`` is the only call into ``puzzles.checker``. It writes the text it is given (the editor's, taken
-when the player pressed ctrl+r) atomically to a snapshot beside the workspace and checks that snapshot, so
-typing, autosave or an outside program writing the player's file meanwhile cannot change what is checked, and
-the source lines the views show are the lines that ran.
+``check_text`` is the only call into the judge (its warm worker, ``puzzles.judge.worker``, which runs the
+player's code in a sandbox). It checks exactly the text it is given (the editor's, taken when the player
+pressed ctrl+r), and writes it atomically to a snapshot beside the workspace, so the source lines the views
+show are the lines that ran, whatever typing, autosave or an outside program does to the player's file.
 
 ``CheckRunner`` runs one check at a time in a thread. ``cancel()`` abandons the running check: its result is
-dropped when it arrives and the app is free at once. A thread cannot be stopped, so the abandoned check runs
-to its end (the checker's step budget bounds it) before the next one starts; a worker process that can be
-killed plugs in at ``_stop``.
+dropped when it arrives and the app is free at once, and the judge's worker stops the check in flight.
 """
 
 from __future__ import annotations
@@ -19,8 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from puzzles import checker
 from puzzles.files import write_atomic
+from puzzles.judge.worker import shared_worker
 
 SNAPSHOT_DIR = ".checked"
 
@@ -41,12 +39,17 @@ def same_file(a: str | Path, b: str | Path) -> bool:
     return a == b or a == snapshot_path(b).resolve()
 
 
-def check_text(puzzle, text: str, path: Path):
-    """Check ``text`` as the solution of ``puzzle`` whose file is ``path``; a ``CheckResult``, never a raise."""
+def check_text(puzzle, text: str, path: Path, seed: int | None = None):
+    """Check ``text`` as the solution of ``puzzle`` whose file is ``path``; a ``CheckResult``, never a raise.
+    ``seed`` replays a check's random cases (None: a fresh draw, shown in the result).
+
+    The judge's warm worker checks exactly ``text`` (the player's code runs in its sandbox, never in the app);
+    the snapshot on disk is what the views read the source lines from."""
     snapshot = snapshot_path(path)
     try:
         write_atomic(snapshot, text)
-        return _as_players_file(checker.check_file(puzzle, snapshot, trace=True), snapshot, Path(path))
+        result = shared_worker().check(puzzle, text, str(snapshot.resolve()), seed=seed, trace=True)
+        return _as_players_file(result, snapshot, Path(path))
     except Exception as e:  # check_file promises not to raise; if it does, the app must still carry on
         from puzzles.results import CheckResult, Failure
 
@@ -114,7 +117,9 @@ class CheckRunner:
         return run
 
     def _stop(self, run: CheckRun) -> None:
-        """Stop the work of ``run``: nothing to do for a thread (it ends on its own); a process is killed."""
+        """Stop the work of ``run``: the judge's worker stops the check in flight."""
+        if self.check is check_text:
+            shared_worker().cancel()
 
     def _work(self, run: CheckRun) -> None:
         with self._one_at_a_time:              # an abandoned check finishes before the next one starts

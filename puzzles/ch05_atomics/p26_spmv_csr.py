@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Rule, RunStats, Star
 from puzzles.rules import max_global_writes_per_thread, no_atomics, no_shared
 
@@ -91,8 +92,8 @@ def _nonzero(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.integers(1, 10, n) * rng.choice([-1, 1], n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(26)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 26)
     example = [[10, 0, 0, -2], [0, 0, 0, 0], [0, 3, 1, 4]]
     skewed = np.where(rng.random(50) < 0.85, rng.integers(0, 6, 50), rng.integers(40, LONGEST + 1, 50))
     skewed[7] = LONGEST

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -74,8 +75,9 @@ def _case(name: str, logits: np.ndarray, targets: np.ndarray, note: str) -> Case
     return Case(name, {"logits": logits, "targets": targets, "loss": loss}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(38)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 38)
+    rows, cols = size(rng, 3, 8), size(rng, 8, 56, multiple_of=8)
     confident = rng.normal(0, 1, (4, 200))
     confident[np.arange(4), [7, 199, 64, 130]] += 12.0       # the model is sure of one token per row
     return (
@@ -87,9 +89,11 @@ def make_cases() -> tuple[Case, ...]:
               "targets at both ends"),
         _case("huge logits 3x256", rng.normal(500, 20, (3, 256)), [255, 0, 128],
               "logits near 500: exp without the max overflows float32"),
+        _case("very negative 4x40", rng.normal(-150, 10, (4, 40)), rng.integers(0, 40, 4),
+              "logits near -150: with a max that starts at 0 instead of -inf every exp underflows to 0"),
         _case("one column 4x1", rng.normal(0, 5, (4, 1)), np.zeros(4),
               "a single class: every loss is exactly 0"),
-        _case("random 5x24", rng.normal(-3, 4, (5, 24)), rng.integers(0, 24, 5),
+        _case(f"random {rows}x{cols}", rng.normal(-3, 4, (rows, cols)), rng.integers(0, cols, rows),
               "fewer columns than threads"),
     )
 

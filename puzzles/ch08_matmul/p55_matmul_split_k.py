@@ -141,6 +141,7 @@ PUZZLE = Puzzle(
     spec=spec,
     make_cases=make_cases,
     outputs=("c",),
+    scratch=("part",),   # written by the kernels, not judged
     constraints=(
         must_use_shared(),
         shared_memory_budget(BUDGET),

@@ -160,6 +160,7 @@ PUZZLE = Puzzle(
     spec=spec,
     make_cases=make_cases,
     outputs=("y", "dx"),
+    scratch=("h_saved",),   # written by the kernels, not judged
     constraints=(
         *(max_global_reads_per_thread(1, a) for a in ("x", "dy", "h_saved", *VECTORS)),
         *(max_global_writes_per_thread(1, a) for a in ("y", "dx", "h_saved")),

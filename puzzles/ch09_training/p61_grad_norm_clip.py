@@ -127,6 +127,7 @@ PUZZLE = Puzzle(
     spec=spec,
     make_cases=make_cases,
     outputs=("grads", "norm"),
+    scratch=("partials", "coef"),   # written by the kernels, not judged
     constraints=(
         max_global_reads_per_thread(1, "grads"),
         max_global_writes_per_thread(1, "grads"),

@@ -148,6 +148,7 @@ PUZZLE = Puzzle(
     spec=spec,
     make_cases=make_cases,
     outputs=("out",),
+    scratch=("send",),   # written by the kernels, not judged
     constraints=(
         max_global_writes_per_thread(0, "grads"),
         max_global_reads_per_thread(1, "grads"),

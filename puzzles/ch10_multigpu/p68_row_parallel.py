@@ -134,6 +134,7 @@ PUZZLE = Puzzle(
     spec=spec,
     make_cases=make_cases,
     outputs=("z",),
+    scratch=("part",),   # written by the kernels, not judged
     constraints=(
         max_global_writes_per_thread(1, "part"),
         max_global_writes_per_thread(1, "z"),

@@ -170,6 +170,7 @@ PUZZLE = Puzzle(
     spec=spec,
     make_cases=make_cases,
     outputs=("out", "dx", "dw", "db"),
+    scratch=("sched", "act", "stash", "grad"),   # written by the kernels, not judged
     constraints=(
         max_global_reads_per_thread(1, "prev"),
         max_global_reads_per_thread(1, "nxt"),

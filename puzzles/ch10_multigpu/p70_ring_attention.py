@@ -170,6 +170,7 @@ PUZZLE = Puzzle(
     spec=spec,
     make_cases=make_cases,
     outputs=("out",),
+    scratch=("kv", "m", "l", "acc"),   # written by the kernels, not judged
     constraints=(
         must_use_shared(),
         max_global_reads_per_thread(2, "kv"),

@@ -198,6 +198,7 @@ PUZZLE = Puzzle(
     spec=spec,
     make_cases=make_cases,
     outputs=("out",),
+    scratch=("slot", "send", "counts", "counts_in", "recv"),   # written by the kernels, not judged
     constraints=(
         max_global_writes_per_thread(1, "out"),
         max_global_writes_per_thread(1, "send"),

@@ -151,6 +151,7 @@ PUZZLE = Puzzle(
     spec=spec,
     make_cases=make_cases,
     outputs=("out",),
+    scratch=("m_part", "l_part", "acc_part"),   # written by the kernels, not judged
     constraints=(
         must_use_shared(),
         max_global_reads_per_thread(TILE_READS, "k_cache"),

@@ -37,7 +37,7 @@ SOLUTION = '''
 
 
 def _cases(sync: bool = True, ranks: int = 3, place_all: bool = True):
-    def make():
+    def make(rng=None):
         n = 40
         buffers = {f"x@{d}": np.arange(n, dtype=np.float32) + 100 * d for d in range(ranks)}
         buffers.update({f"out@{d}": np.full(n, np.nan, np.float32) for d in range(ranks)})

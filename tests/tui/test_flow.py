@@ -14,7 +14,7 @@ import threading
 from textual.widgets import Markdown
 from tui_helpers import SIZE, make_app, open_puzzle, pilot_test, plain, puzzle, run_check, use_reference, wait_until
 
-from puzzles import registry
+from puzzles import progress, registry
 from puzzles.render import puzzle_list, star_line
 from puzzles.results import CaseResult, CheckResult
 from tui.screens.browser import BrowserScreen
@@ -116,6 +116,7 @@ async def test_solving_the_last_puzzle_of_a_chapter_is_celebrated(home):
     app = make_app()
     for p in others:
         app.progress.entry(p.slug).best_stars = 1
+    progress.save_progress(app.progress)          # a check re-reads the file under its lock before it counts
     async with app.run_test(size=SIZE) as pilot:
         await open_puzzle(app, pilot, "blocks-2d")
         await run_check(app, pilot)
