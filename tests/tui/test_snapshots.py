@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 from tui_helpers import puzzle, use_reference
 
-from tui.app import GpuPuzzlesApp
 from puzzles.checker import case_generator
+from tui.app import GpuPuzzlesApp
 from tui.checking import check_text
 
 SMALL, LARGE = (80, 24), (120, 40)
