@@ -3,6 +3,7 @@
 See ``gpusim.backends.lanes.codegen`` for the execution model.
 """
 
+from .cudasim import install, uninstall
 from .faults import (
     BarrierDivergence,
     DataRace,
@@ -23,5 +24,6 @@ from .report import LaunchReport
 __all__ = [
     "AccessEvent", "ArrayInfo", "BarrierDivergence", "DataRace", "Kernel", "KernelCompileError", "KernelError",
     "KernelFault", "KernelSyntaxError", "KernelTimeout", "LaunchError", "LaunchInfo", "LaunchReport",
-    "Observer", "OutOfBounds", "UninitializedRead", "UnsupportedConstruct", "compile_kernel", "jit", "launch",
+    "Observer", "OutOfBounds", "UninitializedRead", "UnsupportedConstruct", "compile_kernel", "install", "jit",
+    "launch", "uninstall",
 ]
