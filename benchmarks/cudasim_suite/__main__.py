@@ -3,6 +3,8 @@
     python -m benchmarks.cudasim_suite                         # simulator, GPUSIM_CUDASIM=1, =strict
     python -m benchmarks.cudasim_suite --engines strict --check-floor    # what CI runs
     python -m benchmarks.cudasim_suite --unskip                # also test_warp_ops and doc_examples
+    python -m benchmarks.cudasim_suite --unskip \
+        --tests numba.cuda.tests.cudapy.test_warp_ops,numba.cuda.tests.doc_examples   # only those
     python -m benchmarks.cudasim_suite --out results/ --write  # keep the records; rewrite docs/cudasim-suite.md
 
 The suite is the one in numba-cuda's wheel (``numba.cuda.tests``), run as the repository's ``testing/`` folder
@@ -63,8 +65,8 @@ IGNORED_WARNINGS = [
 ]
 
 
-def _ini() -> str:
-    addopts = "--pyargs numba.cuda.tests"
+def _ini(tests: str) -> str:
+    addopts = f"--pyargs {tests}"
     if importlib.util.find_spec("pytest_benchmark") is not None:
         addopts = "--benchmark-disable " + addopts
     lines = ["[pytest]", "minversion = 8.0", "consider_namespace_packages = true", f"addopts = {addopts}",
@@ -73,12 +75,13 @@ def _ini() -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_engine(engine: str, out: Path, unskip: bool, timeout: float) -> dict:
-    """One run of the suite; returns the per-test records and the run's wall time."""
+def run_engine(engine: str, out: Path, unskip: bool, timeout: float, tests: str = "numba.cuda.tests") -> dict:
+    """One run of the suite (or of the packages or modules in ``tests``, space-separated); returns the
+    per-test records and the run's wall time."""
     label, mode = ENGINES[engine]
     record = out / f"{engine}{'-unskip' if unskip else ''}.jsonl"
     with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "pytest.ini").write_text(_ini())
+        (Path(tmp) / "pytest.ini").write_text(_ini(tests))
         env = {k: v for k, v in os.environ.items() if not k.startswith("GPUSIM_CUDASIM")}
         env["NUMBA_ENABLE_CUDASIM"] = "1"
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
@@ -109,9 +112,13 @@ def counts(run: dict) -> dict:
     """pytest's own counts (its closing line: modules skipped whole have no per-test record), and the
     launches and kernel seconds the records add up to."""
     c = {"passed": 0, "failed": 0, "skipped": 0, "xfailed": 0}
-    for n, word in re.findall(r"(\d+) (passed|failed|skipped|xfailed|xpassed|errors?)", run["closing"]):
+    found = re.findall(r"(\d+) (passed|failed|skipped|xfailed|xpassed|errors?)", run["closing"])
+    for n, word in found:
         key = {"error": "failed", "errors": "failed", "xpassed": "failed"}.get(word, word)
         c[key] += int(n)
+    if not found:  # the run was cut short: count what was recorded
+        for t in run["tests"]:
+            c[{"error": "failed", "xpassed": "failed"}.get(t["outcome"], t["outcome"])] += 1
     c["launches"] = sum(t.get("launches", 0) for t in run["tests"])
     c["kernel_seconds"] = sum(t.get("kernel_seconds", 0.0) for t in run["tests"])
     c["gpusim"] = sum(t.get("gpusim", 0) for t in run["tests"])
@@ -139,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--engines", default="simulator,gpusim,strict",
                    help="comma-separated, of: simulator, gpusim (GPUSIM_CUDASIM=1), strict")
     p.add_argument("--unskip", action="store_true", help="also run test_warp_ops and doc_examples")
+    p.add_argument("--tests", default="numba.cuda.tests",
+                   help="the packages or modules to run, comma-separated (default: numba.cuda.tests, all of it)")
     p.add_argument("--out", type=Path, default=None, help="keep the per-test records and logs here")
     p.add_argument("--check-floor", action="store_true",
                    help="exit 1 if fewer tests pass under strict than baseline.json's strict_floor")
@@ -159,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: baseline.json was measured with numba-cuda {baseline['numba_cuda']}")
     runs = []
     for e in engines:
-        runs.append(run_engine(e, out, args.unskip, args.timeout))
+        runs.append(run_engine(e, out, args.unskip, args.timeout, " ".join(args.tests.split(","))))
         c = counts(runs[-1])
         print(f"  {runs[-1]['label']}: {c['passed']} pass, {c['failed']} fail, {c['skipped']} skip "
               f"({runs[-1]['wall']:.0f} s)", flush=True)

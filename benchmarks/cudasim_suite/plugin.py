@@ -109,6 +109,8 @@ def pytest_runtest_protocol(item, nextitem):
         b = before[2]
         record["gpusim"] = after.gpusim_launches - (b.gpusim_launches if b else 0)
         record["fallback"] = after.fallback_launches - (b.fallback_launches if b else 0)
+        record["gpusim_seconds"] = round(after.gpusim_seconds - (b.gpusim_seconds if b else 0.0), 4)
+        record["fallback_seconds"] = round(after.fallback_seconds - (b.fallback_seconds if b else 0.0), 4)
         record["fallback_reasons"] = [r for k, r in after.fallbacks.items() if not b or k not in b.fallbacks]
     f = getattr(item.config, "_suite_record", None)
     if f is not None:

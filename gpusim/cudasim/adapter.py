@@ -130,6 +130,8 @@ def _launch(kernel: Any, args: tuple, original_call: Any) -> Any:
     from numba.cuda.errors import normalize_kernel_dimensions
 
     grid, block = normalize_kernel_dimensions(kernel.grid_dim, kernel.block_dim)
+    if 0 in grid:  # no block to run (``forall(0)``): numba launches nothing, and neither does gpusim
+        return None
     t0 = time.perf_counter()
     retr: list = []
     moved = _move_arguments(kernel, args, retr)
@@ -148,7 +150,7 @@ def _launch(kernel: Any, args: tuple, original_call: Any) -> Any:
     _stats.gpusim_launches += 1
     try:
         if fault is not None:
-            raise as_raised(fault)
+            raise as_raised(fault) from None
         for write_back in retr:
             write_back()
     finally:
@@ -164,11 +166,11 @@ def _cannot_run(kernel: Any, error: Exception, fault: Any, args: tuple, original
     if _settings.mode == "strict":
         _stats.gpusim_seconds += time.perf_counter() - t0
         if fault is not None:
-            raise as_raised(fault)
+            raise as_raised(fault) from None
         if hasattr(error, "add_note"):
             error.add_note(f"gpusim cannot run kernel {where} (GPUSIM_CUDASIM=strict; GPUSIM_CUDASIM=1 would run "
                            "it on numba's simulator instead)")
-        raise error
+        raise error.with_traceback(None) from None  # the message names the kernel's line; gpusim's frames don't help
     for array, copy in saved:
         np.copyto(array, copy)
     if where not in _stats.fallbacks:
