@@ -96,7 +96,7 @@ def _adapter_stats():
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    record = {"id": item.nodeid, "outcome": "passed", "message": ""}
+    record = {"id": _test_id(item), "outcome": "passed", "message": ""}
     item._suite_record = record
     before = (_timer.launches, _timer.seconds, _adapter_stats())
     t0 = time.perf_counter()
@@ -125,6 +125,15 @@ def pytest_runtest_makereport(item, call):
     record = getattr(item, "_suite_record", None)
     if record is not None:
         _merge(record, report)
+
+
+def _test_id(item) -> str:
+    """``cudapy/test_x.py::TestX::test_y``: the file relative to ``numba/cuda/tests`` (pytest's own node id
+    depends on the arguments it was given)."""
+    parts = item.path.parts
+    i = max((k for k in range(len(parts) - 2) if parts[k:k + 3] == ("numba", "cuda", "tests")), default=None)
+    path = "/".join(parts[i + 3:]) if i is not None else item.path.name
+    return f"{path}::{item.nodeid.split('::', 1)[1]}" if "::" in item.nodeid else path
 
 
 def _merge(record: dict, report) -> None:

@@ -144,9 +144,10 @@ def _launch(kernel: Any, args: tuple, original_call: Any) -> Any:
     except Exception as e:  # anything gpusim raises before a thread runs: it cannot run this launch
         return _cannot_run(kernel, e, None, args, original_call, saved, t0)
     kernel.last_report = report
+    limitation = next((f for f in report.faults if is_limitation(f)), None)
+    if limitation is not None:  # whatever the policy: the results of this launch cannot be trusted
+        return _cannot_run(kernel, limitation, limitation, args, original_call, saved, t0)
     fault = _settings.policy.first_to_raise(report.faults)
-    if fault is not None and is_limitation(fault):
-        return _cannot_run(kernel, fault, fault, args, original_call, saved, t0)
     _stats.gpusim_launches += 1
     try:
         if fault is not None:
@@ -243,27 +244,38 @@ def _cast_to_signature(kernel: Any, values: list) -> list:
 
 
 def _frozen(kernel: Any) -> Any:
-    """The kernel's function with the global and closure arrays it names copied at its first launch: numba
-    compiles them into the kernel as constants then, so later changes to them do not reach it."""
+    """The kernel's function as numba compiles it at its first launch: the global and closure NumPy arrays it
+    names are copied then (numba compiles them in as constants, so later changes do not reach the kernel),
+    and the device arrays it names become the NumPy arrays behind them, not copied (numba captures a device
+    array by pointer, so a later ``copy_to_device`` does reach the kernel)."""
     func = getattr(kernel, "_gpusim_frozen", None)
     if func is not None:
         return func
     fn = kernel.py_func
     names = set(fn.__code__.co_names)
-    if any(isinstance(fn.__globals__.get(n), np.ndarray) for n in names) or any(
-            isinstance(_cell_value(c), np.ndarray) for c in fn.__closure__ or ()):
+    cells = fn.__closure__ or ()
+    if any(_as_compiled(fn.__globals__.get(n)) is not None for n in names) or any(
+            _as_compiled(_cell_value(c)) is not None for c in cells):
         glob = dict(fn.__globals__)
         for n in names:
-            if isinstance(glob.get(n), np.ndarray):
-                glob[n] = glob[n].copy()
-        closure = tuple(types.CellType(v.copy()) if isinstance(v := _cell_value(c), np.ndarray) else c
-                        for c in fn.__closure__ or ()) or None
-        func = types.FunctionType(fn.__code__, glob, fn.__name__, fn.__defaults__, closure)
+            if (v := _as_compiled(glob.get(n))) is not None:
+                glob[n] = v
+        closure = tuple(c if (v := _as_compiled(_cell_value(c))) is None else types.CellType(v) for c in cells)
+        func = types.FunctionType(fn.__code__, glob, fn.__name__, fn.__defaults__, closure or None)
         func.__kwdefaults__, func.__qualname__, func.__module__ = fn.__kwdefaults__, fn.__qualname__, fn.__module__
     else:
         func = fn
     kernel._gpusim_frozen = func
     return func
+
+
+def _as_compiled(value: Any) -> np.ndarray | None:
+    """What a captured value becomes in the compiled kernel, where that differs from the value: a copy of a
+    NumPy array, the NumPy array behind a device array; None for anything else."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    inner = _unwrap(value)
+    return inner if inner is not value and isinstance(inner, np.ndarray) else None
 
 
 def _cell_value(cell: Any) -> Any:

@@ -207,7 +207,17 @@ def group_frozen() -> dict:
     read_global[1, 1](first)
     GLOBAL_TABLE[1] = 20.0                                   # numba compiled the old value in
     read_global[1, 1](second)
-    return {"first": first.tolist(), "second": second.tolist()}
+    prices = cuda.to_device(np.array([10.0, 25.0]))          # a captured device array: numba keeps its pointer
+
+    @cuda.jit
+    def read_prices(out):
+        out[0] = prices[1]
+
+    seen = np.zeros(2)
+    read_prices[1, 1](seen[:1])
+    prices.copy_to_device(np.array([20.0, 50.0]))
+    read_prices[1, 1](seen[1:])
+    return {"first": first.tolist(), "second": second.tolist(), "device": seen.tolist()}
 
 
 def group_install() -> dict:

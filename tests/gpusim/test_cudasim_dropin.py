@@ -130,6 +130,8 @@ def test_global_arrays_are_frozen_at_the_first_launch(tmp_path):
     # numba compiles global arrays into the kernel as constants ("frozen" at compile time)
     res, _ = _scenario("frozen", tmp_path, GPUSIM_CUDASIM="strict")
     assert res["first"] == [2.0] and res["second"] == [2.0]
+    # ... and device arrays by pointer: a later copy_to_device reaches the kernel (numba-cuda's docs example)
+    assert res["device"] == [25.0, 50.0]
 
 
 @pytest.mark.slow
