@@ -3,6 +3,7 @@
 See ``gpusim.backends.lanes.codegen`` for the execution model, ``gpusim.devices`` for several devices.
 """
 
+from .cudasim import install, uninstall
 from .devices import DeviceRace, LinkTraffic, System, Topology
 from .faults import (
     BarrierDivergence,
@@ -25,5 +26,5 @@ __all__ = [
     "AccessEvent", "ArrayInfo", "BarrierDivergence", "DataRace", "DeviceRace", "Kernel", "KernelCompileError",
     "KernelError", "KernelFault", "KernelSyntaxError", "KernelTimeout", "LaunchError", "LaunchInfo",
     "LaunchReport", "LinkTraffic", "Observer", "OutOfBounds", "System", "Topology", "UninitializedRead",
-    "UnsupportedConstruct", "compile_kernel", "jit", "launch",
+    "UnsupportedConstruct", "compile_kernel", "install", "jit", "launch", "uninstall",
 ]

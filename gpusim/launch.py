@@ -194,6 +194,7 @@ def _record_error(rt: Runtime, comp: Compiled, e: Exception) -> None:
     else:
         summary = f"The kernel raised {type(e).__name__}: {text}."
     f = KernelError(summary)
+    f.__cause__ = e  # the drop-in (gpusim.cudasim) reads this: a Python error in gpusim's code for the kernel
     f.details.append("(if the kernel looks right, this may be a gpusim limitation: please report it)")
     rt.record(f, line, None, None, None)
 
