@@ -44,8 +44,9 @@ quantise on the way, for the key and the value separately:
     k_scale[page, h, offset]    = scale
 
 `round` is Python's `round` (to the nearest integer, halves to even — what the GPU's `rint` does), computed
-in float32 exactly as written: `x / scale` with `scale = amax / {Q_MAX}`. An attention kernel reads back
-`k = k_cache * k_scale`.
+in float32 exactly as written: `x / scale` with `scale = amax / {Q_MAX}`. (No random value's quotient lies
+within 2^-12 of a half, so `x * (1 / scale)` rounds the same; the halves one case holds are exact.) An
+attention kernel reads back `k = k_cache * k_scale`.
 
 **Example** (a head of 4 values instead of {D}): `k_new = [0.5, -2.54, 1.0, 0.02]`: `amax = 2.54`,
 `scale = 0.02`, `k_cache = [25, -127, 50, 1]`, `k_scale = 0.02`. Per (token, head) the cache now

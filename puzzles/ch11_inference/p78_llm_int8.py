@@ -65,7 +65,8 @@ y[0, 0] = (38*10 + 127*(-7) + 25*12) * (1/127) * 0.01  +  (-8.0 * 5) * 0.01
         = -209 / 127 * 0.01 - 0.4 = -0.41646
 ```
 
-`round` is Python's (halves to even), computed in float32 exactly as written (`x / x_scale`).
+`round` is Python's (halves to even), computed in float32 exactly as written (`x / x_scale`); no case
+puts a quotient within 2^-12 of a half, so `x * 127 / amax` and the like round the same.
 
 **What's new:** a decomposition by feature — a cheap detector, then two matmuls over the same `k` loop: an
 exact int8 one for nearly every column and a float one for the few that would wreck its scales.
