@@ -25,11 +25,10 @@ def uniform_for(rng: np.random.Generator, weights: np.ndarray) -> np.float32:
     return uniforms_for(rng, np.asarray(weights, dtype=np.float64)[None, :])[0]
 
 
-def uniforms_for(rng: np.random.Generator, weights: np.ndarray, allowed: np.ndarray | None = None) -> np.ndarray:
+def uniforms_for(rng: np.random.Generator, weights: np.ndarray) -> np.ndarray:
     """For every row of ``weights`` (rows, n), a float32 uniform at least ``MARGIN`` of the row's total inside
     the interval of one index, picked at random with probability proportional to its weight among the indices
-    whose interval is wider than 4 ``MARGIN`` (narrower ones are never picked; zero weights never are) and,
-    where ``allowed`` (rows, n) is given, that it allows.
+    whose interval is wider than 4 ``MARGIN`` (narrower ones are never picked; zero weights never are).
 
     Why ``MARGIN`` is enough: a kernel's running sums of n float32 weights, in any order, are within about
     n x 2^-24 of the total of the exact ones (6e-5 for n = 1024), and ``u * total`` rounds by 2^-24 more;
@@ -40,7 +39,7 @@ def uniforms_for(rng: np.random.Generator, weights: np.ndarray, allowed: np.ndar
     cum = np.cumsum(w, axis=1) / total
     lo = np.concatenate([np.zeros((w.shape[0], 1)), cum[:, :-1]], axis=1)
     width = cum - lo
-    wide = (width > 4 * MARGIN) & (True if allowed is None else np.asarray(allowed, dtype=bool))
+    wide = width > 4 * MARGIN
     assert wide.any(axis=1).all(), "a row has no index with enough weight to be drawn safely"
     with np.errstate(divide="ignore"):
         keys = np.where(wide, np.log(width) + rng.gumbel(size=w.shape), -np.inf)   # Gumbel-max: ~ width
