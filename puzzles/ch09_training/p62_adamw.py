@@ -63,8 +63,9 @@ shrinking by 1 %: `w = [0.99 - 0.1, -0.495 + 0.1] = [0.89, -0.395]` (to 6 digits
 
 **Precision:** compare `w, m, v` with rtol 1e-5, atol 1e-9 — float32 arithmetic is well within that.
 `p` is compared **bit for bit**: every case keeps the exact new `w` far enough from a bf16 rounding
-boundary (256 x 2^-24 of the size of `w` and its update, dozens of times a float32 kernel's error) that any
-float32 computation of it rounds the same way.
+boundary (256 x 2^-24 of the size of what the step rounds: `w`, its update, the terms of `m`; over 25 times
+what any float32 kernel can be off, in whatever order it computes) that every float32 computation of it
+rounds the same way.
 
 **What's new:** a whole optimizer step fused into one memory pass, in mixed precision: bf16 in and out,
 fp32 in between.
@@ -115,38 +116,75 @@ def hyperparameters(step: int, lr: float = 1e-3, beta1: float = 0.9, beta2: floa
     return {name: np.float32(x) for name, x in zip(HYPER, values)}
 
 
-def update_magnitude(w, new_w) -> np.ndarray:
-    """The size of the operands of the last line of the step: the old weight and the update."""
-    w = np.abs(np.asarray(w, dtype=np.float64))
-    return np.maximum(w, np.abs(new_w)) + np.abs(new_w - w)
+def error_magnitude(g, w, m, v, lr, beta1, beta2, eps, weight_decay, bias_correction1, bias_correction2,
+                    g_error=0.0) -> np.ndarray:
+    """The size, in float64, of what a float32 evaluation of the step rounds on its way to the new ``w``.
+
+    Every float32 operation rounds its result ``r`` by at most 2^-24 |r| (a fused multiply-add rounds once
+    where a product and a sum round twice: never more), and an error in an intermediate reaches ``w`` scaled
+    by how much ``w`` depends on it. Counted term by term, with E the sum returned here:
+    decay factor and decayed weight: 2^-24 (|w| + |decayed|); the m update: its two products and its sum, at
+    most 3 x 2^-24 (|beta1 m| + |(1 - beta1) g|), reaching ``w`` times lr / bc1 / denom (a cancellation in
+    ``m`` makes this much larger than m's own size; torch's form m + (1 - beta1)(g - m) rounds no more for
+    beta1 >= 0.5); v, the square roots, eps and the three products and divisions of the update: together a
+    relative error of at most 9 x 2^-24 of the update, |step|; the final subtraction: 2^-24 |new w|. So
+    |float32 w - exact w| <= 9 x 2^-24 x E (plus terms of order 2^-48), whatever order, association and
+    contraction a kernel uses. ``g_error`` bounds the error of the float32 gradient itself in units of 2^-24
+    (0 in this puzzle: widening bf16 is exact; puzzle 63's mean over ranks rounds); it reaches ``w`` through
+    |d step / d g| <= lr / bc1 / denom x ((1 - beta1) + |m| sqrt((1 - beta2) / bc2) / denom).
+    """
+    f = np.float64
+    g, w, m, v = (np.asarray(a, dtype=f) for a in (g, w, m, v))
+    lr, beta1, beta2, eps, wd, bc1, bc2 = (f(x) for x in (lr, beta1, beta2, eps, weight_decay, bias_correction1,
+                                                          bias_correction2))
+    decayed = w * (1.0 - lr * wd)
+    new_m = beta1 * m + (1.0 - beta1) * g
+    denom = np.sqrt(beta2 * v + (1.0 - beta2) * g * g) / np.sqrt(bc2) + eps
+    rate = lr / bc1 / denom                                        # d w / d m
+    step = rate * new_m
+    slope = rate * ((1.0 - beta1) + np.abs(new_m) * np.sqrt((1.0 - beta2) / bc2) / denom)
+    return (np.abs(w) + np.abs(decayed) + np.abs(decayed - step) + np.abs(step)
+            + rate * (beta1 * np.abs(m) + (1.0 - beta1) * np.abs(g)) + slope * np.asarray(g_error, dtype=f))
 
 
-def keep_off_boundaries(rng: np.random.Generator, g_bits, w, m, v, hyper, step_fn, tries: int = 40):
-    """Redraw the master weights whose exact new value lies too near a bf16 rounding boundary (see
-    ``bf16.MARGIN``), so that ``p`` is the same for every float32-accurate kernel. Returns the new ``w``."""
+def near_boundaries(g, w, m, v, hyper: dict, g_error=0.0) -> np.ndarray:
+    """True where the exact new ``w`` lies closer to a bf16 rounding boundary than ``bf16.MARGIN`` (256) times
+    2^-24 ``error_magnitude``: more than 25 times what a float32 kernel can be off (9 x 2^-24 of it), so
+    everywhere else every float32-accurate kernel rounds ``p`` to the bits the spec gives."""
+    values = [hyper[h] for h in HYPER]
+    new_w = adamw_math(g, w, m, v, *values)[0]
+    return ~off_boundaries(new_w, error_magnitude(g, w, m, v, *values, g_error=g_error))
+
+
+def keep_off_boundaries(rng: np.random.Generator, g, w, m, v, hyper: dict, g_error=0.0, tries: int = 40):
+    """Nudge the master weights whose exact new value lies near a bf16 rounding boundary (``near_boundaries``)
+    until none does; ``g`` is the float64 gradient. Elementwise, so only the nudged weights are computed
+    again: a benchmark case of 2^24 parameters takes a few passes. Returns the new ``w`` (float32)."""
     w = np.array(w, dtype=np.float32)
+    flat = w.reshape(-1)
+    g, m, v = (np.broadcast_to(np.asarray(a, dtype=np.float64), w.shape).reshape(-1) for a in (g, m, v))
+    g_error = np.broadcast_to(np.asarray(g_error, dtype=np.float64), w.shape).reshape(-1)
+    todo = np.arange(flat.size)
     for _ in range(tries):
-        new_w = step_fn(g_bits, w, m, v, *(hyper[h] for h in HYPER))[0]
-        close = ~off_boundaries(new_w, update_magnitude(w, new_w))
-        if not close.any():
+        todo = todo[near_boundaries(g[todo], flat[todo], m[todo], v[todo], hyper, g_error[todo])]
+        if todo.size == 0:
             return w
-        w[close] = (w[close] * np.float32(1.0 + rng.uniform(1e-2, 1e-1)) + np.float32(1e-3)).astype(np.float32)
+        flat[todo] = (flat[todo] * np.float32(1.0 + rng.uniform(1e-2, 1e-1)) + np.float32(1e-3)).astype(np.float32)
     raise AssertionError("could not keep the new weights away from bf16 rounding boundaries")
 
 
-def _case(name: str, g, w, m, v, hyper: dict, note: str, rng: np.random.Generator | None = None,
-          exact: bool = True) -> Case:
-    """A case; with ``rng``, weights near bf16 boundaries are redrawn; ``exact`` asserts none is left."""
+def _case(name: str, g, w, m, v, hyper: dict, note: str, rng: np.random.Generator | None = None) -> Case:
+    """A case; with ``rng``, weights near bf16 boundaries are nudged; none may be left either way."""
     g_bits = round_nearest_even(np.asarray(g, dtype=np.float32))
     m = np.ascontiguousarray(m, dtype=np.float32)
     v = np.ascontiguousarray(v, dtype=np.float32)
     w = np.ascontiguousarray(w, dtype=np.float32)
     assert (v >= 0).all() and g_bits.shape == w.shape == m.shape == v.shape
-    if rng is not None:
-        w = keep_off_boundaries(rng, g_bits, w, m, v, hyper, adamw_reference)
-    if exact:
-        new_w = adamw_reference(g_bits, w, m, v, *(hyper[h] for h in HYPER))[0]
-        assert off_boundaries(new_w, update_magnitude(w, new_w)).all(), name
+    grad = bf16_to_float(g_bits).astype(np.float64)
+    if rng is not None:              # nudged until no new weight is near a boundary
+        w = keep_off_boundaries(rng, grad, w, m, v, hyper)
+    else:                            # hand-made: must be far from every boundary as it is
+        assert not near_boundaries(grad, w, m, v, hyper).any(), name
     n = w.size
     buffers = {"p": np.full(n, SENTINEL, np.uint16), "g": g_bits, "w": w, "m": m, "v": v, **hyper}
     step = LaunchStep("adamw_kernel", (n + TPB - 1) // TPB, TPB, ("p", "g", *STATE, *HYPER),
@@ -193,7 +231,7 @@ def bench(n: int) -> Case:
     rng = np.random.default_rng(62)
     m, v = history(rng, n, 1e-3)
     return _case(f"bench n={n}", rng.normal(0, 1e-3, n), rng.normal(0, 0.02, n), m, v, hyperparameters(10),
-                 "graduate-mode timing (bf16 boundaries not avoided)", exact=False)
+                 "graduate-mode timing", rng)
 
 
 PUZZLE = Puzzle(

@@ -14,6 +14,7 @@ from puzzles.rules import (
     no_shared,
 )
 
+from .int8 import clear_of_ties
 from .p72_kv_cache_append import decode_slots, dense_slots
 
 H = 4                    # heads
@@ -43,8 +44,9 @@ quantise on the way, for the key and the value separately:
     k_scale[page, h, offset]    = scale
 
 `round` is Python's `round` (to the nearest integer, halves to even — what the GPU's `rint` does), computed
-in float32 exactly as written: `x / scale` with `scale = amax / {Q_MAX}`. An attention kernel reads back
-`k = k_cache * k_scale`.
+in float32 exactly as written: `x / scale` with `scale = amax / {Q_MAX}`. (No random value's quotient lies
+within 2^-12 of a half, so `x * (1 / scale)` rounds the same; the halves one case holds are exact.) An
+attention kernel reads back `k = k_cache * k_scale`.
 
 **Example** (a head of 4 values instead of {D}): `k_new = [0.5, -2.54, 1.0, 0.02]`: `amax = 2.54`,
 `scale = 0.02`, `k_cache = [25, -127, 50, 1]`, `k_scale = 0.02`. Per (token, head) the cache now
@@ -101,8 +103,14 @@ def _values(rng: np.random.Generator, t: int) -> np.ndarray:
     return np.where(big, x * 8, x).astype(np.float32)
 
 
+def _clear(x: np.ndarray, ties: np.ndarray | None = None) -> np.ndarray:
+    """``x`` with every quotient x / scale moved off the rounding ties (``int8.clear_of_ties``) but ``ties``."""
+    return clear_of_ties(x, np.abs(np.asarray(x, np.float32)).max(axis=-1, keepdims=True), Q_MAX, ties=ties)
+
+
 def _case(name: str, rng: np.random.Generator, slots: list[int], num_pages: int, note: str,
-          k_new: np.ndarray | None = None, v_new: np.ndarray | None = None) -> Case:
+          k_new: np.ndarray | None = None, v_new: np.ndarray | None = None, ties: np.ndarray | None = None) -> Case:
+    """A case; every new key and value is kept off the int8 rounding ties except the exact ``ties`` of k."""
     slots_arr = np.asarray(slots, dtype=np.int32)
     valid = slots_arr[slots_arr != PAD_SLOT]
     assert np.unique(valid).size == valid.size and (valid < num_pages * PAGE).all()
@@ -116,8 +124,8 @@ def _case(name: str, rng: np.random.Generator, slots: list[int], num_pages: int,
     for s in scales.values():
         s[pages, :, offsets] = np.nan
     buffers = {
-        "k_new": _values(rng, t) if k_new is None else np.asarray(k_new, np.float32),
-        "v_new": _values(rng, t) if v_new is None else np.asarray(v_new, np.float32),
+        "k_new": _clear(_values(rng, t) if k_new is None else k_new, ties),
+        "v_new": _clear(_values(rng, t) if v_new is None else v_new),
         "slot_mapping": slots_arr,
         **caches, **scales,
     }
@@ -140,6 +148,13 @@ def _special_heads(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     return k, _values(rng, 2)
 
 
+def _exact_halves() -> np.ndarray:
+    """Where _special_heads puts its exact halves: scale 1, so every float32 formulation gets k + 0.5."""
+    ties = np.zeros((2, H, D), dtype=bool)
+    ties[0, 3] = True
+    return ties
+
+
 def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     rng = np.random.default_rng(73) if rng is None else rng
     example = np.zeros((1, H, D), np.float32)
@@ -156,7 +171,7 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         _case("zero head, one outlier, negative max, exact halves", rng, [PAGE - 1, 2 * PAGE], 3,
               "amax = 0 gives scale 0 and zeros; the largest |x| may be negative; x / scale = k + 0.5 "
               "rounds to the even neighbour (truncation or round-half-up differ)",
-              k_new=k_special, v_new=v_special),
+              k_new=k_special, v_new=v_special, ties=_exact_halves()),
         _case("prefill of 20 tokens", rng, list(range(3 * PAGE + 4, 3 * PAGE + 24)), 5,
               "consecutive offsets crossing into the next page"),
     )

@@ -16,7 +16,7 @@ from puzzles.rules import (
 )
 
 from .rules import max_shared_loads_per_row
-from .sampling import draw, uniform_for
+from .sampling import draw, uniform_for, uniforms_for
 
 V_MAX = 1024             # the largest vocabulary among the cases: the sort's size
 TPB = 512                # threads per block: one compare-and-swap each per step
@@ -144,7 +144,7 @@ def _worked_example() -> Case:
     logits = np.tile(np.float32(EXAMPLE_LOGITS), (ROWS, 1))
     top_k = [3, 1, 8, 2, 3, 5, 4, 8]
     temperature = [1.0, 1.0, 1.0, 0.25, 4.0, 1.0, 0.5, 2.0]
-    u = [0.6, 0.5, 0.99, 0.7, 0.05, 0.9, 0.3, 0.45]
+    u = [0.6, 0.5, 0.98, 0.7, 0.05, 0.9, 0.3, 0.45]    # each at least 0.1% of the total inside its token
     return _case("worked example, 8 settings", logits, top_k, temperature, u,
                  "row 0 is the description's example; row 1 (k = 1) is greedy: the tie at 3 goes to id 1")
 
@@ -173,11 +173,18 @@ def bench(n: int) -> Case:
     rows = max(1, n // V_MAX)
     rng = np.random.default_rng(76)
     logits = rng.normal(0, 2, (rows, V_MAX)).astype(np.float32)
+    top_k = rng.integers(1, K_MAX + 1, rows).astype(np.int32)
+    temperature = rng.uniform(0.5, 1.5, rows).astype(np.float32)
+    # every row at once, as _random does row by row: the k best, their weights, a uniform inside one interval
+    order = np.lexsort((np.broadcast_to(np.arange(V_MAX), logits.shape), -logits.astype(np.float64)), axis=1)
+    best = np.take_along_axis(logits, order[:, :K_MAX], axis=1).astype(np.float64)
+    w = np.exp((best - best[:, :1]) / temperature[:, None].astype(np.float64))
+    w[np.arange(K_MAX)[None, :] >= top_k[:, None]] = 0.0
     buffers = {
         "logits": logits,
-        "top_k": rng.integers(1, K_MAX + 1, rows).astype(np.int32),
-        "temperature": rng.uniform(0.5, 1.5, rows).astype(np.float32),
-        "u": rng.random(rows).astype(np.float32),
+        "top_k": top_k,
+        "temperature": temperature,
+        "u": uniforms_for(rng, w),
         "topk_ids": np.full((rows, K_MAX), SENTINEL, dtype=np.int32),
         "token": np.full(rows, SENTINEL, dtype=np.int32),
     }

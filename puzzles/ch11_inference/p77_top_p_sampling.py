@@ -13,7 +13,7 @@ from puzzles.rules import (
     shared_memory_budget,
 )
 
-from .sampling import MARGIN, draw, uniform_for
+from .sampling import MARGIN, draw, uniform_for, uniforms_for
 
 V_MAX = 1024             # the largest vocabulary among the cases
 TPB = 256                # threads per block
@@ -184,11 +184,23 @@ def bench(n: int) -> Case:
     rows = max(1, n // V_MAX)
     rng = np.random.default_rng(77)
     logits = rng.normal(0, 2, (rows, V_MAX)).astype(np.float32)
+    temperature = rng.uniform(0.5, 1.5, rows).astype(np.float32)
+    # every row at once, with the margins of the cases: top_p inside one token's interval of the running
+    # sums in logit order (so inside one run of equal logits, and below 1 - 2 MARGIN); u inside one
+    # interval of the nucleus, in vocabulary order (the boundary token's is wide: it was chosen so)
+    row64 = logits.astype(np.float64)
+    w = np.exp((row64 - row64.max(axis=1, keepdims=True)) / temperature[:, None].astype(np.float64))
+    order = np.lexsort((np.broadcast_to(np.arange(V_MAX), logits.shape), -row64), axis=1)
+    by_logit = np.cumsum(np.take_along_axis(w, order, axis=1), axis=1)
+    total = by_logit[:, -1:]
+    top_p = uniforms_for(rng, np.take_along_axis(w, order, axis=1))
+    last = np.argmax(by_logit >= top_p[:, None].astype(np.float64) * total, axis=1)[:, None]
+    inside = logits >= np.take_along_axis(logits, np.take_along_axis(order, last, axis=1), axis=1)
     buffers = {
         "logits": logits, "logit_bits": logits.view(np.int32).copy(),
-        "temperature": rng.uniform(0.5, 1.5, rows).astype(np.float32),
-        "top_p": rng.uniform(0.1, 0.95, rows).astype(np.float32),
-        "u": rng.random(rows).astype(np.float32),
+        "temperature": temperature,
+        "top_p": top_p,
+        "u": uniforms_for(rng, np.where(inside, w, 0.0)),
         "token": np.full(rows, SENTINEL, dtype=np.int32), "kept": np.full(rows, SENTINEL, dtype=np.int32),
     }
     step = LaunchStep("top_p_sample", grid=rows, block=TPB,

@@ -8,6 +8,8 @@ import numpy as np
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import max_global_reads_per_thread, max_global_writes_per_thread, max_launches, no_atomics
 
+from .int8 import clear_of_ties
+
 THRESHOLD = 6.0          # LLM.int8's alpha: a column with any |x| >= 6 is an outlier feature
 SCAN_TPB = 64            # find_outliers: one thread per column
 ROW_TPB = 64             # quantize_rows: one block per row
@@ -63,7 +65,8 @@ y[0, 0] = (38*10 + 127*(-7) + 25*12) * (1/127) * 0.01  +  (-8.0 * 5) * 0.01
         = -209 / 127 * 0.01 - 0.4 = -0.41646
 ```
 
-`round` is Python's (halves to even), computed in float32 exactly as written (`x / x_scale`).
+`round` is Python's (halves to even), computed in float32 exactly as written (`x / x_scale`); no case
+puts a quotient within 2^-12 of a half, so `x * 127 / amax` and the like round the same.
 
 **What's new:** a decomposition by feature — a cheap detector, then two matmuls over the same `k` loop: an
 exact int8 one for nearly every column and a float one for the few that would wreck its scales.
@@ -107,7 +110,10 @@ def quantize_weights(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _case(name: str, x: np.ndarray, w_q: np.ndarray, w_scale: np.ndarray, note: str) -> Case:
+    """A case; every value of an ordinary column is kept off the int8 rounding ties (``int8.clear_of_ties``)."""
     x = np.asarray(x, dtype=np.float32)
+    ordinary = decompose(x)[0][None, :] == 0
+    x = clear_of_ties(x, np.abs(np.where(ordinary, x, 0)).max(axis=1, keepdims=True), Q_MAX, quantised=ordinary)
     m, k = x.shape
     n = w_q.shape[1]
     assert k <= K_MAX and w_q.shape[0] == k

@@ -8,7 +8,7 @@ import numpy as np
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import max_global_reads_per_thread, max_global_writes_per_thread, no_atomics
 
-from .sampling import MARGIN, draw, uniform_for
+from .sampling import MARGIN, draw, uniform_for, uniforms_for
 
 TPB = 512                # threads per block = the largest vocabulary: thread t owns token t
 G_MAX = 8                # the longest draft
@@ -168,16 +168,36 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
 
 
 def bench(n: int) -> Case:
-    """About n vocabulary entries scanned: n / 512 sequences with drafts of 2 tokens."""
-    batch = max(1, n // TPB)
+    """About n vocabulary entries scanned: n / 512 sequences with drafts of 2 tokens, the distributions and
+    uniforms drawn for every sequence at once, with the margins of the cases (``accept_uniforms``)."""
+    batch, g = max(1, n // TPB), 2
     rng = np.random.default_rng(79)
-    p = rng.random((batch, 3, TPB), dtype=np.float32) + np.float32(1e-3)
-    q = rng.random((batch, 2, TPB), dtype=np.float32) + np.float32(1e-3)
-    p /= p.sum(axis=2, keepdims=True)
-    q /= q.sum(axis=2, keepdims=True)
-    draft = rng.integers(0, TPB, (batch, 2)).astype(np.int32)
-    return _case(f"bench {batch} sequences", draft, q, p, rng.random((batch, 2)), rng.random(batch),
-                 "graduate-mode timing")
+    z = rng.normal(0, 2, (batch, g + 1, TPB)).astype(np.float32)
+    p = _softmax(z)
+    q = _softmax(z[:, :g] + rng.normal(0, 1, (batch, g, TPB)).astype(np.float32))
+    draft = rng.integers(0, TPB, (batch, g)).astype(np.int32)
+    rows = np.arange(batch)[:, None]
+    pos = np.arange(g)[None, :]
+    ratio = p[rows, pos, draft].astype(np.float64) / q[rows, pos, draft]
+    u_acc = accept_uniforms(rng, np.minimum(1.0, ratio))
+    refused = u_acc >= np.minimum(1.0, ratio)
+    a = np.where(refused.any(axis=1), refused.argmax(axis=1), g)
+    chosen = p[np.arange(batch), a].astype(np.float64)
+    r = np.where((a < g)[:, None], np.maximum(0.0, chosen - q[np.arange(batch), np.minimum(a, g - 1)]), chosen)
+    return _case(f"bench {batch} sequences", draft, q, p, u_acc, uniforms_for(rng, r), "graduate-mode timing")
+
+
+def accept_uniforms(rng: np.random.Generator, limit: np.ndarray, tries: int = 60) -> np.ndarray:
+    """Uniforms for acceptance tests against ``limit`` = min(1, p/q): each redrawn until it is below
+    ``limit`` by 2 MARGIN of it (or of 1e-3, for tiny limits) or above it by 2 MARGIN, as in ``_batch``:
+    ``u * q < p`` in float32 then gives the answer of the exact division."""
+    u = rng.random(limit.shape)
+    for _ in range(tries):
+        close = (u >= limit - 2 * MARGIN * np.maximum(limit, 1e-3)) & (u <= limit + 2 * MARGIN)
+        if not close.any():
+            return u.astype(np.float32)
+        u[close] = rng.random(int(close.sum()))
+    raise AssertionError("could not draw acceptance uniforms clear of their limits")
 
 
 PUZZLE = Puzzle(
