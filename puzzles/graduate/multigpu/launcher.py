@@ -1,0 +1,298 @@
+"""The multi-GPU run from start to finish: plans on the CPU, rank processes on the GPUs, checks, the table.
+
+``run(options)``, in this process (which never touches a GPU itself):
+
+1. says in one sentence why it cannot run here, if it cannot (``environment.why_not``);
+2. sets the multicast-off variables in its own environment (the rank processes inherit them and set them
+   again), lists the tasks (``tasks.py``) and starts their plans in CPU jobs beside the GPUs
+   (``planjob.PlanPool``: gpusim, memory-budgeted, smallest first);
+3. starts the rank processes (``torch.multiprocessing``, start method spawn, one per device:
+   ``rank.main``); each takes the tasks in order, waiting for each plan;
+4. as plans finish, writes them where the ranks look; as all ranks report a task, checks it
+   (``checks.py``); a rank group that dies (a fault, a compile error at the first launch) or hangs past
+   ``task_timeout_s`` costs that task and is started again for the tasks left;
+5. builds the table (``report.py``) and writes the files into ``out``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...model import Puzzle
+from .. import pool
+from . import checks, environment, report
+from .plan import Plan
+from .planjob import PlanPool, predicted_memory
+from .tasks import Task, build_case, make_tasks
+
+
+@dataclass
+class Options:
+    items: list[tuple[Puzzle, Path]]
+    devices: int = 2
+    mode: str = "nccl"                       # environment.MODES
+    sizes: list[int] = field(default_factory=list)
+    bench_elements: int = 1 << 20
+    warmup: int = 5
+    iters: int = 20
+    cases: bool = True                       # the puzzles' own cases too (not only the benchmark cases)
+    out: Path | None = None
+    task_timeout_s: float = 180.0
+    plan_jobs: int | None = None
+    plan_memory: int | None = None           # bytes the planner may use (default: pool's share of free memory)
+    progress: Any = None
+
+
+@dataclass
+class Outcome:
+    unavailable: str = ""                    # why nothing could run here
+    tasks: list[dict] = field(default_factory=list)
+    doc: dict = field(default_factory=dict)
+    text: str = ""
+    markdown: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.unavailable and bool(self.tasks) and all(t["correct"] for t in self.tasks)
+
+
+def run(opts: Options) -> Outcome:
+    reason = environment.why_not(opts.mode, opts.devices)
+    if reason is not None:
+        return Outcome(unavailable=reason)
+    environment.apply()
+    say = opts.progress or (lambda line: None)
+    started = time.monotonic()
+    scratch = Path(tempfile.mkdtemp(prefix="graduate-multigpu-"))
+    for sub in ("plans", "results", "planjobs"):
+        (scratch / sub).mkdir()
+    tasks = make_tasks(opts.items, opts.devices, opts.sizes, opts.bench_elements, cases=opts.cases)
+    puzzles = {p.slug: p for p, _ in opts.items}
+    planner = PlanPool(max_jobs=opts.plan_jobs, memory_budget=opts.plan_memory, workdir=scratch / "planjobs")
+    group = RankGroup(opts, scratch)
+    progress = _Progress(tasks, say)
+    plans: dict[str, Plan] = {}
+    outcomes: dict[str, dict] = {}
+    try:
+        jobs = _submit_plans(planner, tasks, puzzles)
+        say(f"{len(tasks)} tasks on {opts.devices} rank process(es), mode {opts.mode}; planning on up to "
+            f"{planner.max_jobs} CPU job(s) within {planner.memory_budget / 2**30:.1f} GiB")
+        group.start(tasks)
+        while group.pending:
+            for job in planner.take_done():
+                plan = _plan_of(job, puzzles)
+                plans[job.tag.id] = plan
+                _write_plan(scratch, job.tag.id, plan)
+            finished, failed = group.poll(plans)
+            for task_id, rank_results in finished:
+                task = group.task(task_id)
+                outcomes[task_id] = checks.check(puzzles[task.slug], task, plans[task_id], rank_results,
+                                                 opts.devices)
+                progress.done(task, outcomes[task_id])
+            if failed is not None:
+                task, message, kind = failed
+                doomed = [task] + ([t for t in group.pending if t.slug == task.slug] if kind == "compile" else [])
+                for t in doomed:
+                    outcomes[t.id] = checks.failure(puzzles[t.slug], t, plans.get(t.id), message)
+                    progress.done(t, outcomes[t.id])
+                left = [t for t in group.pending if t not in doomed]
+                group.stop()
+                if left:
+                    say(f"  starting the rank processes again for the {len(left)} task(s) left")
+                    group.start(left)
+            time.sleep(0.05)
+        group.stop()
+        hello = group.hello()
+        ordered = [outcomes[t.id] for t in tasks if t.id in outcomes]
+        doc = report.document(opts, ordered, hello, time.monotonic() - started)
+        out = Outcome(tasks=ordered, doc=doc)
+        out.text = report.text(doc)
+        out.markdown = report.markdown(doc)
+        if opts.out is not None:
+            _write_files(opts.out, out, scratch)
+        return out
+    finally:
+        group.stop()
+        planner.close("the run ended")
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+class _Progress:
+    """One line per benchmark case; for the puzzles' own cases, one line per puzzle (and one per failure)."""
+
+    def __init__(self, tasks: list[Task], say):
+        self.say = say
+        self.total: dict[str, int] = {}
+        for t in tasks:
+            if t.kind == "case":
+                self.total[t.slug] = self.total.get(t.slug, 0) + 1
+        self.done_count: dict[str, int] = {}
+        self.passed: dict[str, int] = {}
+
+    def done(self, task: Task, outcome: dict) -> None:
+        if task.kind != "case":
+            self.say(report.progress_line(task, outcome))
+            return
+        self.done_count[task.slug] = self.done_count.get(task.slug, 0) + 1
+        self.passed[task.slug] = self.passed.get(task.slug, 0) + bool(outcome["correct"])
+        if not outcome["correct"]:
+            self.say(report.progress_line(task, outcome))
+        if self.done_count[task.slug] == self.total[task.slug]:
+            self.say(f"  {outcome['number']} {task.slug}: {self.passed[task.slug]}/{self.total[task.slug]} own "
+                     "cases correct")
+
+
+def _submit_plans(planner: PlanPool, tasks: list[Task], puzzles: dict) -> list:
+    jobs = []
+    for order, task in enumerate(tasks):
+        case = build_case(puzzles[task.slug], task)
+        nbytes = sum(int(v.nbytes) for v in case.buffers.values() if hasattr(v, "nbytes"))
+        races = task.kind == "case"                 # the race tracker on the puzzle's own cases only
+        jobs.append(planner.submit(pool.Job("plan", {"task": task.to_dict(), "races": races},
+                                            memory=predicted_memory(nbytes, races), priority=0,
+                                            cost=float(order), tag=task)))
+    return jobs
+
+
+def _plan_of(job: pool.Job, puzzles: dict) -> Plan:
+    if job.result and job.result.get("ok"):
+        return Plan.from_dict(job.result["result"])
+    task = job.tag
+    return Plan(task.slug, task.id, 0, 0, error=f"gpusim could not plan the case: {(job.result or {}).get('error')}")
+
+
+def _write_plan(scratch: Path, task_id: str, plan: Plan) -> None:
+    path = scratch / "plans" / f"{task_id}.json"
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(plan.to_dict()), encoding="utf-8")
+    tmp.replace(path)
+
+
+def _write_files(out_dir: Path, out: Outcome, scratch: Path) -> None:
+    from ..run import _json_safe
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "multi-gpu.md").write_text(out.markdown, encoding="utf-8")
+    (out_dir / "multi-gpu.json").write_text(json.dumps(_json_safe(out.doc), indent=1), encoding="utf-8")
+    (out_dir / "multi-gpu.txt").write_text(out.text + "\n", encoding="utf-8")
+    for log in sorted(scratch.glob("rank*.log")):
+        shutil.copy(log, out_dir / log.name)
+
+
+class RankGroup:
+    """The rank processes: started on a list of tasks, polled for finished tasks, stopped, started again."""
+
+    def __init__(self, opts: Options, scratch: Path):
+        self.opts, self.scratch = opts, scratch
+        self.pending: list[Task] = []
+        self.generation = 0
+        self.context = None
+        self._tasks: dict[str, Task] = {}
+        self._plan_seen: dict[str, float] = {}
+
+    def task(self, task_id: str) -> Task:
+        return self._tasks[task_id]
+
+    def start(self, tasks: list[Task]) -> None:
+        import torch.multiprocessing as mp
+
+        from . import rank
+
+        self.generation += 1
+        self.pending = list(tasks)
+        self._tasks.update({t.id: t for t in tasks})
+        job = {"mode": self.opts.mode, "world": self.opts.devices, "dir": str(self.scratch),
+               "store": str(self.scratch / f"store{self.generation}"), "tasks": [t.to_dict() for t in tasks],
+               "warmup": self.opts.warmup, "iters": self.opts.iters,
+               "timeout_s": max(60.0, self.opts.task_timeout_s)}
+        for t in tasks:                              # results of an earlier, failed group are not this one's
+            for f in (self.scratch / "results").glob(f"{t.id}.rank*"):
+                f.unlink()
+        self.context = mp.start_processes(rank.main, args=(job,), nprocs=self.opts.devices, join=False,
+                                          start_method="spawn")
+
+    def poll(self, plans: dict) -> tuple[list[tuple[str, list[dict]]], tuple[Task, str, str] | None]:
+        """Tasks every rank has finished (with the ranks' results), and the task that failed, if one did:
+        (task, message, kind)."""
+        finished = []
+        while self.pending:
+            task = self.pending[0]
+            results = self._results(task)
+            if results is None:
+                break
+            finished.append((task.id, results))
+            self.pending.pop(0)
+        if not self.pending:
+            return finished, None
+        task = self.pending[0]
+        died = self._died()
+        if died is not None:
+            return finished, self._failure(task, died)
+        if task.id in plans:
+            seen = self._plan_seen.setdefault(task.id, time.monotonic())
+            if time.monotonic() - seen > self.opts.task_timeout_s:
+                return finished, (task, f"did not finish within {self.opts.task_timeout_s:.0f} s on the ranks "
+                                  "(a kernel that never ends, or a rank waiting for a peer)", "timeout")
+        return finished, None
+
+    def _results(self, task: Task) -> list[dict] | None:
+        out = []
+        for i in range(self.opts.devices):
+            path = self.scratch / "results" / f"{task.id}.rank{i}.json"
+            if not path.exists():
+                return None
+            out.append(json.loads(path.read_text(encoding="utf-8")))
+        return out
+
+    def _died(self) -> str | None:
+        if self.context is None:
+            return "the rank processes are not running"
+        try:
+            done = self.context.join(timeout=0, grace_period=2)
+        except Exception as e:          # torch's ProcessExitedException / ProcessRaisedException
+            return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        if done:
+            return "the rank processes ended before this task"
+        return None
+
+    def _failure(self, task: Task, died: str) -> tuple[Task, str, str]:
+        for i in range(self.opts.devices):
+            path = self.scratch / "results" / f"{task.id}.rank{i}.json"
+            if path.exists():
+                err = json.loads(path.read_text(encoding="utf-8")).get("error")
+                if err:
+                    where = f" ({Path(err['filename']).name}:{err['lineno']})" if err.get("lineno") else ""
+                    return task, f"{err['kind']}: {err['message']}{where} (rank {i})", err["kind"]
+        return task, f"a rank process died ({died}); {self._log_tail()}", "died"
+
+    def _log_tail(self) -> str:
+        lines = []
+        for log in sorted(self.scratch.glob("rank*.log")):
+            text = [ln for ln in log.read_text(errors="replace").splitlines() if ln.strip()]
+            if text:
+                lines.append(f"{log.stem}: {text[-1][:200]}")
+        return "; ".join(lines) or "no log"
+
+    def stop(self) -> None:
+        if self.context is None:
+            return
+        for process in self.context.processes:
+            if process.is_alive():
+                process.kill()
+        for process in self.context.processes:
+            process.join(timeout=30)
+        self.context = None
+
+    def hello(self) -> list[dict]:
+        out = []
+        for i in range(self.opts.devices):
+            path = self.scratch / f"hello.rank{i}.json"
+            if path.exists():
+                out.append(json.loads(path.read_text(encoding="utf-8")))
+        return out
