@@ -28,17 +28,24 @@ from .tasks import Task, build_case, placement, size_label
 
 def base(puzzle: Puzzle, task: Task, plan: Plan | None) -> dict:
     coll = collective_for(task.slug)
-    label = f"{len(tuple(puzzle.make_cases()))} cases" if task.kind == "case" else ""
+    label = "" if task.kind == "case" else size_label(task.nbytes) if task.nbytes else \
+        "max" if task.n is None else f"n={task.n:,}"
     return {"task": task.to_dict(), "id": task.id, "number": puzzle.number, "slug": puzzle.slug, "kind": task.kind,
-            "case": plan.case if plan is not None else "", "label": label, "correct": False, "status": "",
+            "case": plan.case if plan is not None and plan.case != task.id else _case_name(puzzle, task),
+            "label": label, "correct": False, "status": "",
             "collective": coll.name if coll else None, "library": None, "timing": None, "library_timing": None,
             "links": {}, "plan_seconds": plan.seconds if plan is not None else None,
             "ranks": plan.ranks if plan is not None else 0}
 
 
-def failure(puzzle: Puzzle, task: Task, plan: Plan | None, message: str) -> dict:
+def _case_name(puzzle: Puzzle, task: Task) -> str:
+    return tuple(puzzle.make_cases())[task.index].name if task.kind == "case" else ""
+
+
+def failure(puzzle: Puzzle, task: Task, plan: Plan | None, message: str, status: str = "error") -> dict:
+    """A task without results: ``status`` "error" (it failed on the ranks) or "not run"."""
     out = base(puzzle, task, plan)
-    out["status"] = f"error: {message}"
+    out["status"] = f"{status}: {message}"
     return out
 
 
@@ -48,7 +55,7 @@ def check(puzzle: Puzzle, task: Task, plan: Plan, results: list[dict], devices: 
     if skipped:
         out["status"] = f"not run: {skipped}"
         return out
-    err = next((r["error"] for r in results if r.get("error")), None)
+    err = first_error(results)
     if err:
         where = f" ({Path(err['filename']).name}:{err['lineno']})" if err.get("lineno") else ""
         out["status"] = f"error: {err['kind']}: {err['message']}{where}"
@@ -77,7 +84,8 @@ def check(puzzle: Puzzle, task: Task, plan: Plan, results: list[dict], devices: 
                     "ideal": _by_process(plan.ideal_link_bytes, place)}
     if task.kind != "bench":
         return out
-    out["label"] = size_label(coll.size_bytes(case.buffers)) if coll else _bench_label(task, case)
+    if coll:
+        out["label"] = size_label(coll.size_bytes(case.buffers))
     out["timing"] = results[0].get("timing")
     if coll is not None:
         nbytes = coll.size_bytes(case.buffers)
@@ -102,8 +110,12 @@ def check(puzzle: Puzzle, task: Task, plan: Plan, results: list[dict], devices: 
     return out
 
 
-def _bench_label(task: Task, case) -> str:
-    return "max" if task.n is None else f"n={task.n:,}"
+def first_error(results: list[dict]) -> dict | None:
+    """The error that explains a task: a compile error or a fault before a rank's internal error (a rank
+    whose peer died sees its exchange fail)."""
+    errors = [r["error"] for r in results if r.get("error")]
+    errors.sort(key=lambda e: e.get("kind") == "internal")
+    return errors[0] if errors else None
 
 
 def _by_process(links: dict[str, int], place: list[int]) -> dict[str, int]:

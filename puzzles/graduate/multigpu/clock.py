@@ -39,7 +39,7 @@ class EventClock:
         from ..kernels import spin
 
         self.torch, self.dist, self.engine = torch, dist, engine
-        self.flag = torch.ones(1, device=engine.device)
+        self.flag = torch.zeros(1, device=engine.device)
         self._spin = spin
         self._per_step = self._calibrate()
 

@@ -76,7 +76,8 @@ def run_command(args: argparse.Namespace, prog: str, usage_error) -> int:
         raise usage_error("--dry-run runs on the CPU and --same-gpu on one GPU: give one of them")
     if args.backend != "numba":
         raise usage_error("--devices runs the numba-cuda back end only (give --backend numba, the default)")
-    for flag, given in (("--interpret", args.interpret), ("--ncu", args.ncu), ("--estimates-only", args.estimates_only)):
+    one_gpu = (("--interpret", args.interpret), ("--ncu", args.ncu), ("--estimates-only", args.estimates_only))
+    for flag, given in one_gpu:
         if given:
             raise usage_error(f"{flag} is for one GPU; it does not go with --devices, --dry-run or --same-gpu")
     mode = "dry-run" if args.dry_run else "same-gpu" if args.same_gpu else "nccl"

@@ -67,10 +67,10 @@ def why_not(mode: str, devices: int) -> str | None:
     found = gpu_count(torch)
     if mode == "same-gpu":
         return None if found >= 1 else "--same-gpu needs one CUDA GPU, found 0"
-    if not dist.is_nccl_available():
-        return "this torch has no NCCL back end (a CPU-only build?)"
     if found < devices:
-        return f"--devices {devices} needs {devices} CUDA GPUs, found {found}"
+        return f"--devices {devices} needs {devices} CUDA GPU{'s' if devices > 1 else ''}, found {found}"
+    if not dist.is_nccl_available():
+        return "this torch has no NCCL back end"
     return None
 
 

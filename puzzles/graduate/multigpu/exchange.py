@@ -48,6 +48,7 @@ class _Move:
     span: tuple[int, int] | None = None   # the one range otherwise
     nbytes: int = 0
     link: str = ""            # "q->d" between logical ranks
+    tag: int = 0              # the transfer's place among the epoch's transfers: the same on both ends
     staging: Any = None       # recv: where the packed elements arrive
 
 
@@ -104,7 +105,10 @@ class Exchange:
         self.share, self.process, self.transport = share, process, transport
         self.moves: list[list[_Move]] = [[] for _ in range(plan.epochs)]
         torch = share.engine.torch
+        counts = [0] * plan.epochs
         for t in plan.transfers:
+            tag = counts[t.epoch]
+            counts[t.epoch] += 1
             owner_p, reader_p = place[t.owner], place[t.reader]
             if process not in (owner_p, reader_p):
                 continue
@@ -113,7 +117,8 @@ class Exchange:
             else:
                 flat = np.concatenate([np.arange(s, e, dtype=np.int64) for s, e in t.ranges])
                 index, span = torch.from_numpy(flat).to(share.engine.device), None
-            move = _Move("local", -1, index=index, span=span, nbytes=t.nbytes, link=f"{t.owner}->{t.reader}")
+            move = _Move("local", -1, index=index, span=span, nbytes=t.nbytes, link=f"{t.owner}->{t.reader}",
+                         tag=tag)
             if owner_p == process:
                 move.src = share.arrays[t.buffer].view(-1)
             if reader_p == process:
@@ -139,14 +144,14 @@ class Exchange:
             elif move.kind == "send":
                 payload = move.src[move.span[0]:move.span[1]] if move.index is None \
                     else move.src.index_select(0, move.index)
-                ops.append(("send", move.peer, payload))
+                ops.append(("send", move.peer, move.tag, payload))
                 key = f"{self.process}->{move.peer}"
                 self.sent[key] = self.sent.get(key, 0) + move.nbytes
             else:
                 if move.index is None:
-                    ops.append(("recv", move.peer, move.dst[move.span[0]:move.span[1]]))
+                    ops.append(("recv", move.peer, move.tag, move.dst[move.span[0]:move.span[1]]))
                 else:
-                    ops.append(("recv", move.peer, move.staging))
+                    ops.append(("recv", move.peer, move.tag, move.staging))
                     finish.append(move)
         if ops:
             self.transport.exchange(ops)
@@ -164,10 +169,12 @@ class Transport:
         self.dist = dist
         self.stage = stage_through_host
 
-    def exchange(self, ops: list[tuple[str, int, Any]]) -> None:
+    def exchange(self, ops: list[tuple[str, int, int, Any]]) -> None:
+        """``ops``: (kind "send"/"recv", peer process, tag, tensor), in the plan's order on every process
+        (NCCL pairs a peer's sends and receives in order; gloo by tag)."""
         dist = self.dist
         p2p, back = [], []
-        for tag, (kind, peer, tensor) in enumerate(ops):
+        for kind, peer, tag, tensor in ops:
             if self.stage and tensor.device.type != "cpu":
                 host = tensor.cpu() if kind == "send" else tensor.new_empty(tensor.shape, device="cpu")
                 if kind == "recv":

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 import tempfile
 import time
@@ -67,6 +68,7 @@ def run(opts: Options) -> Outcome:
     if reason is not None:
         return Outcome(unavailable=reason)
     environment.apply()
+    logging.getLogger("torch.multiprocessing.spawn").setLevel(logging.ERROR)   # its SIGTERM notices
     say = opts.progress or (lambda line: None)
     started = time.monotonic()
     scratch = Path(tempfile.mkdtemp(prefix="graduate-multigpu-"))
@@ -80,7 +82,7 @@ def run(opts: Options) -> Outcome:
     plans: dict[str, Plan] = {}
     outcomes: dict[str, dict] = {}
     try:
-        jobs = _submit_plans(planner, tasks, puzzles)
+        _submit_plans(planner, tasks, puzzles)
         say(f"{len(tasks)} tasks on {opts.devices} rank process(es), mode {opts.mode}; planning on up to "
             f"{planner.max_jobs} CPU job(s) within {planner.memory_budget / 2**30:.1f} GiB")
         group.start(tasks)
@@ -89,7 +91,7 @@ def run(opts: Options) -> Outcome:
                 plan = _plan_of(job, puzzles)
                 plans[job.tag.id] = plan
                 _write_plan(scratch, job.tag.id, plan)
-            finished, failed = group.poll(plans)
+            finished, failed, ended = group.poll(plans)
             for task_id, rank_results in finished:
                 task = group.task(task_id)
                 outcomes[task_id] = checks.check(puzzles[task.slug], task, plans[task_id], rank_results,
@@ -103,6 +105,14 @@ def run(opts: Options) -> Outcome:
                     progress.done(t, outcomes[t.id])
                 left = [t for t in group.pending if t not in doomed]
                 group.stop()
+                left = _give_up_on_repeat_faults(left, outcomes, puzzles, plans, progress)
+                if left:
+                    say(f"  starting the rank processes again for the {len(left)} task(s) left")
+                    group.start(left)
+            elif ended and group.pending:            # a task's failure ended the group; it is recorded
+                left = list(group.pending)
+                group.stop()
+                left = _give_up_on_repeat_faults(left, outcomes, puzzles, plans, progress)
                 if left:
                     say(f"  starting the rank processes again for the {len(left)} task(s) left")
                     group.start(left)
@@ -148,16 +158,34 @@ class _Progress:
                      "cases correct")
 
 
-def _submit_plans(planner: PlanPool, tasks: list[Task], puzzles: dict) -> list:
-    jobs = []
+MAX_RESTARTS_PER_PUZZLE = 2
+
+
+def _give_up_on_repeat_faults(left: list[Task], outcomes: dict, puzzles: dict, plans: dict, progress) -> list[Task]:
+    """Each fault on the ranks costs a new group (tens of seconds on GPUs): after ``MAX_RESTARTS_PER_PUZZLE``
+    of one puzzle, its other tasks are not run."""
+    faults: dict[str, int] = {}
+    for o in outcomes.values():
+        if o["status"].startswith("error:") and not o["status"].startswith("error: compile"):
+            faults[o["slug"]] = faults.get(o["slug"], 0) + 1
+    keep = []
+    for t in left:
+        if faults.get(t.slug, 0) >= MAX_RESTARTS_PER_PUZZLE:
+            outcomes[t.id] = checks.failure(puzzles[t.slug], t, plans.get(t.id),
+                                            f"the file failed on the ranks {faults[t.slug]} times already", "not run")
+            progress.done(t, outcomes[t.id])
+        else:
+            keep.append(t)
+    return keep
+
+
+def _submit_plans(planner: PlanPool, tasks: list[Task], puzzles: dict) -> None:
     for order, task in enumerate(tasks):
         case = build_case(puzzles[task.slug], task)
         nbytes = sum(int(v.nbytes) for v in case.buffers.values() if hasattr(v, "nbytes"))
         races = task.kind == "case"                 # the race tracker on the puzzle's own cases only
-        jobs.append(planner.submit(pool.Job("plan", {"task": task.to_dict(), "races": races},
-                                            memory=predicted_memory(nbytes, races), priority=0,
-                                            cost=float(order), tag=task)))
-    return jobs
+        planner.submit(pool.Job("plan", {"task": task.to_dict(), "races": races},
+                                memory=predicted_memory(nbytes, races), priority=0, cost=float(order), tag=task))
 
 
 def _plan_of(job: pool.Job, puzzles: dict) -> Plan:
@@ -217,29 +245,31 @@ class RankGroup:
         self.context = mp.start_processes(rank.main, args=(job,), nprocs=self.opts.devices, join=False,
                                           start_method="spawn")
 
-    def poll(self, plans: dict) -> tuple[list[tuple[str, list[dict]]], tuple[Task, str, str] | None]:
-        """Tasks every rank has finished (with the ranks' results), and the task that failed, if one did:
-        (task, message, kind)."""
-        finished = []
-        while self.pending:
+    def poll(self, plans: dict) -> tuple[list[tuple[str, list[dict]]], tuple[Task, str, str] | None, bool]:
+        """Tasks every rank has finished (with the ranks' results); the task that failed without every
+        rank reporting it, if one did: (task, message, kind); and whether a finished task ended the group
+        (a rank stops after a fault: the tasks left need a new group)."""
+        finished, ended = [], False
+        while self.pending and not ended:
             task = self.pending[0]
             results = self._results(task)
             if results is None:
                 break
             finished.append((task.id, results))
             self.pending.pop(0)
-        if not self.pending:
-            return finished, None
+            ended = any(r.get("fatal") for r in results)
+        if not self.pending or ended:
+            return finished, None, ended
         task = self.pending[0]
         died = self._died()
-        if died is not None:
-            return finished, self._failure(task, died)
+        if died is not None:          # in this task: a finished one that ended the group was caught above
+            return finished, self._failure(task, died), False
         if task.id in plans:
             seen = self._plan_seen.setdefault(task.id, time.monotonic())
             if time.monotonic() - seen > self.opts.task_timeout_s:
                 return finished, (task, f"did not finish within {self.opts.task_timeout_s:.0f} s on the ranks "
-                                  "(a kernel that never ends, or a rank waiting for a peer)", "timeout")
-        return finished, None
+                                  "(a kernel that never ends, or a rank waiting for a peer)", "timeout"), False
+        return finished, None, False
 
     def _results(self, task: Task) -> list[dict] | None:
         out = []
@@ -262,13 +292,15 @@ class RankGroup:
         return None
 
     def _failure(self, task: Task, died: str) -> tuple[Task, str, str]:
+        reported = []
         for i in range(self.opts.devices):
             path = self.scratch / "results" / f"{task.id}.rank{i}.json"
             if path.exists():
-                err = json.loads(path.read_text(encoding="utf-8")).get("error")
-                if err:
-                    where = f" ({Path(err['filename']).name}:{err['lineno']})" if err.get("lineno") else ""
-                    return task, f"{err['kind']}: {err['message']}{where} (rank {i})", err["kind"]
+                reported.append(json.loads(path.read_text(encoding="utf-8")))
+        err = checks.first_error(reported)
+        if err:
+            where = f" ({Path(err['filename']).name}:{err['lineno']})" if err.get("lineno") else ""
+            return task, f"{err['kind']}: {err['message']}{where}", err["kind"]
         return task, f"a rank process died ({died}); {self._log_tail()}", "died"
 
     def _log_tail(self) -> str:
@@ -280,6 +312,7 @@ class RankGroup:
         return "; ".join(lines) or "no log"
 
     def stop(self) -> None:
+        self.pending = []
         if self.context is None:
             return
         for process in self.context.processes:

@@ -77,8 +77,9 @@ def main(index: int, job: dict) -> None:
         try:
             result, fatal = run_task(task, index, job, torch, dist, engines)
         except Exception as e:
-            result, fatal = {"error": {"kind": "internal", "message": f"{type(e).__name__}: {e}",
+            result, fatal = {"error": {"kind": "internal", "message": f"{type(e).__name__}: {e} (rank process {index})",
                                        "traceback": traceback.format_exc(limit=8)}}, True
+        result["fatal"] = fatal
         _write(root / "results" / f"{task.id}.rank{index}.json", result)
         if fatal:
             log.flush()
@@ -143,8 +144,8 @@ def run_task(task, index: int, job: dict, torch, dist, engines: dict) -> tuple[d
         engine.synchronize()
     except (CompileFailed, RunFailed) as e:
         kind = "compile" if isinstance(e, CompileFailed) else "fault"
-        return {"error": {"kind": kind, "message": str(e), "filename": getattr(e, "filename", ""),
-                          "lineno": getattr(e, "lineno", 0)}}, True
+        return {"error": {"kind": kind, "message": f"{e} (rank process {index})",
+                          "filename": getattr(e, "filename", ""), "lineno": getattr(e, "lineno", 0)}}, True
     result: dict = {"rank": index, "ranks": mine, "sent": dict(exchange.sent), "device": engine.label}
     exchange.reset_counts()
     outputs = {name: engine.host(share.arrays[name]) for name in case_outputs(puzzle, case)
@@ -153,11 +154,13 @@ def run_task(task, index: int, job: dict, torch, dist, engines: dict) -> tuple[d
     compare = task.kind == "bench" and coll is not None and plan.ranks == world and world >= 2
     library = {}
     if compare:
-        inp = engine.tensor(coll.local_input(case.buffers, index))
+        host_input = coll.local_input(case.buffers, index)
+        # gloo's collectives take host tensors: with --same-gpu the library's collective runs on the host
+        inp = engine.tensor(host_input) if mode == "nccl" else torch.from_numpy(host_input.copy())
         reset_c, run_c, finish_c = coll.prepare(torch, inp, world)
         reset_c()
         run_c()
-        library[f"library:{coll.output}@{index}"] = engine.host(finish_c())
+        library[f"library:{coll.output}@{index}"] = finish_c().cpu().numpy().copy()
     out_file = root / "results" / f"{task.id}.rank{index}.npz"
     np.savez(out_file, **outputs, **library)
     result["outputs"] = str(out_file)
@@ -173,7 +176,7 @@ def run_task(task, index: int, job: dict, torch, dist, engines: dict) -> tuple[d
         try:
             result["timing"] = measure(clock, reset, run, job["warmup"], job["iters"])
         except (CompileFailed, RunFailed) as e:
-            return {"error": {"kind": "fault", "message": str(e)}}, True
+            return {"error": {"kind": "fault", "message": f"{e} (rank process {index}, timed runs)"}}, True
         if compare:
             result["library_timing"] = measure(clock, reset_c, run_c, job["warmup"], job["iters"])
         del pristine

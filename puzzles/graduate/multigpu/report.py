@@ -69,7 +69,8 @@ def rows(outcomes: list[dict]) -> list[dict]:
     for row in out:
         if row["kind"] == "cases":
             row["correct"] = row["passed"] == row["total"] and row["total"] > 0
-    return out
+    # by puzzle: its own cases, then its benchmark cases from the smallest
+    return sorted(out, key=lambda r: (r["number"], r["kind"] != "cases", r.get("nbytes") or 0))
 
 
 def _ci(timing: dict | None):
@@ -204,12 +205,7 @@ def per_link(links: dict[str, int] | None) -> str:
         return ""
     values = set(links.values())
     if len(values) == 1:
-        return f"{_bytes(next(iter(values)))}" + (" each" if len(links) > 1 else f" ({next(iter(links))})")
-    return ", ".join(f"{k} {_bytes(v)}" for k, v in links.items())
+        return f"{size_label(next(iter(values)))}" + (" each" if len(links) > 1 else f" ({next(iter(links))})")
+    return ", ".join(f"{k} {size_label(v)}" for k, v in links.items())
 
 
-def _bytes(n: int) -> str:
-    label = size_label(n)
-    if not label.endswith(" B") or n < 1024:
-        return label
-    return f"{n / (1 << 20):.2f} MiB" if n >= 1 << 20 else f"{n / 1024:.1f} KiB"

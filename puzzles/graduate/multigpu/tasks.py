@@ -137,7 +137,12 @@ def parse_size(text: str) -> int:
 
 
 def size_label(nbytes: int) -> str:
+    """``1 MiB`` for whole units, else ``1.50 MiB`` / ``15.9 KiB`` / ``100 B``."""
     for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if nbytes >= scale and nbytes % scale == 0:
             return f"{nbytes // scale} {unit}"
+    if nbytes >= 1 << 20:
+        return f"{nbytes / (1 << 20):.2f} MiB"
+    if nbytes >= 1 << 10:
+        return f"{nbytes / 1024:.1f} KiB"
     return f"{nbytes} B"
