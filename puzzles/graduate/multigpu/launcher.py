@@ -88,9 +88,9 @@ def run(opts: Options) -> Outcome:
         group.start(tasks)
         while group.pending:
             for job in planner.take_done():
-                plan = _plan_of(job, puzzles)
-                plans[job.tag.id] = plan
-                _write_plan(scratch, job.tag.id, plan)
+                for task, plan in zip(job.tag, _plans_of(job)):
+                    plans[task.id] = plan
+                    _write_plan(scratch, task.id, plan)
             finished, failed, ended = group.poll(plans)
             for task_id, rank_results in finished:
                 task = group.task(task_id)
@@ -180,19 +180,45 @@ def _give_up_on_repeat_faults(left: list[Task], outcomes: dict, puzzles: dict, p
 
 
 def _submit_plans(planner: PlanPool, tasks: list[Task], puzzles: dict) -> None:
-    for order, task in enumerate(tasks):
-        case = build_case(puzzles[task.slug], task)
-        nbytes = sum(int(v.nbytes) for v in case.buffers.values() if hasattr(v, "nbytes"))
-        races = task.kind == "case"                 # the race tracker on the puzzle's own cases only
-        planner.submit(pool.Job("plan", {"task": task.to_dict(), "races": races},
-                                memory=predicted_memory(nbytes, races), priority=0, cost=float(order), tag=task))
+    """One job for each puzzle's own cases (small: one process saves the start-up of many), one per
+    benchmark case; in the order the ranks take them."""
+    batches: list[list[Task]] = []
+    own: dict[str, list[Task]] = {}
+    for task in tasks:
+        if task.kind == "case":
+            if task.slug not in own:
+                own[task.slug] = []
+                batches.append(own[task.slug])
+            own[task.slug].append(task)
+        else:
+            batches.append([task])
+    for order, batch in enumerate(batches):
+        races = batch[0].kind == "case"             # the race tracker on the puzzle's own cases only
+        memory = max(predicted_memory(case_bytes(puzzles[t.slug], t), races) for t in batch)
+        planner.submit(pool.Job("plan", {"tasks": [t.to_dict() for t in batch], "races": races}, memory=memory,
+                                priority=0, cost=float(order), tag=batch))
 
 
-def _plan_of(job: pool.Job, puzzles: dict) -> Plan:
+PROBE_ELEMENTS = 1 << 20     # up to here the case is built; above, one of this size is, and scaled
+
+
+def case_bytes(puzzle: Puzzle, task: Task) -> int:
+    """The bytes of a task's arrays, from a small case scaled (building a 2^28-byte case takes seconds)."""
+    from dataclasses import replace
+
+    probe = task
+    if task.kind == "bench" and task.n is not None and task.n > PROBE_ELEMENTS:
+        probe = replace(task, n=PROBE_ELEMENTS)
+    case = build_case(puzzle, probe)
+    nbytes = sum(int(v.nbytes) for v in case.buffers.values() if hasattr(v, "nbytes"))
+    return int(nbytes * task.n / probe.n) if probe is not task else nbytes
+
+
+def _plans_of(job: pool.Job) -> list[Plan]:
     if job.result and job.result.get("ok"):
-        return Plan.from_dict(job.result["result"])
-    task = job.tag
-    return Plan(task.slug, task.id, 0, 0, error=f"gpusim could not plan the case: {(job.result or {}).get('error')}")
+        return [Plan.from_dict(d) for d in job.result["result"]]
+    why = f"gpusim could not plan the case: {(job.result or {}).get('error')}"
+    return [Plan(t.slug, t.id, 0, 0, error=why) for t in job.tag]
 
 
 def _write_plan(scratch: Path, task_id: str, plan: Plan) -> None:

@@ -1,6 +1,7 @@
 """One plan in a process of its own: ``python3 -m puzzles.graduate.multigpu.planjob ARGS.json RESULT.json``.
 
-``ARGS`` holds ``{"task": Task.to_dict(), "races": bool}``; ``RESULT`` gets ``{"ok": true, "result": plan}``
+``ARGS`` holds ``{"tasks": [Task.to_dict(), ...], "races": bool}`` (the tasks of one puzzle: a process
+per puzzle's own cases, and one per benchmark case); ``RESULT`` gets ``{"ok": true, "result": [plan, ...]}``
 (``Plan.to_dict``) or ``{"ok": false, "error": ...}``, as ``puzzles.graduate.jobs`` writes its results, so
 that ``puzzles.graduate.pool`` runs these jobs beside its own (``PlanPool``) with the same memory budget,
 priorities and cut-off. A file that does not load gives a plan with ``error`` set (every rank then
@@ -25,7 +26,12 @@ BYTES_PER_CASE_BYTE = {False: 26, True: 42}
 BASE_BYTES = 400 << 20
 
 
-def plan_for(args: dict) -> dict:
+def plans_for(args: dict) -> list[dict]:
+    """The plans of ``args["tasks"]``, in order."""
+    return [plan_for(task, bool(args.get("races", True))) for task in args["tasks"]]
+
+
+def plan_for(task_dict: dict, races: bool) -> dict:
     from ... import registry
     from ...loader import load_solution
     from ..cuda_module import restore_row_stack
@@ -35,7 +41,7 @@ def plan_for(args: dict) -> dict:
     restore_row_stack()                              # solution files import numba.cuda
     from gpusim.faults import KernelCompileError
 
-    task = Task.from_dict(args["task"])
+    task = Task.from_dict(task_dict)
     puzzle = registry.get(task.slug)
     case = build_case(puzzle, task)
     try:
@@ -43,7 +49,7 @@ def plan_for(args: dict) -> dict:
     except KernelCompileError as e:
         where = f" ({Path(e.filename).name}:{e.lineno})" if getattr(e, "lineno", 0) else ""
         return Plan(puzzle.slug, case.name, case.devices.count, 0, error=f"{e}{where}").to_dict()
-    return make_plan(puzzle, solution, case, races=bool(args.get("races", True))).to_dict()
+    return make_plan(puzzle, solution, case, races=races).to_dict()
 
 
 def predicted_memory(case_bytes: int, races: bool) -> int:
@@ -70,7 +76,7 @@ def main(argv: list[str]) -> int:
     args_path, result_path = Path(argv[0]), Path(argv[1])
     os.dup2(2, 1)                                    # the solution's prints go to the log
     try:
-        result = {"ok": True, "result": plan_for(json.loads(args_path.read_text(encoding="utf-8")))}
+        result = {"ok": True, "result": plans_for(json.loads(args_path.read_text(encoding="utf-8")))}
     except Exception as e:
         result = {"ok": False, "error": f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}",
                   "traceback": traceback.format_exc(limit=6)}
