@@ -41,6 +41,16 @@ def main(index: int, job: dict) -> None:
     os.dup2(log.fileno(), 2)
     sys.stdout = sys.stderr = log
     warnings.filterwarnings("ignore", message=".*is deprecated.*", category=FutureWarning)
+    try:
+        _serve(index, job, root, log)
+    except BaseException as e:       # joining the group failed, or a bug: the log's last line says what
+        traceback.print_exc(file=log)
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        print(f"rank process {index} stopped: {type(e).__name__}: {first}", file=log, flush=True)
+        raise
+
+
+def _serve(index: int, job: dict, root: Path, log) -> None:
     from ..cuda_module import restore_row_stack
 
     restore_row_stack()

@@ -5,7 +5,7 @@ One row per puzzle for its own cases (how many passed on the ranks), then one ro
 * **correct**: the outputs against the spec (``checks.py``); **vs library**: each rank's result against the
   library's own collective on the same inputs ("bit-exact", "within bound", or "DIFF");
 * **time**: the median iteration, each iteration the slowest rank's (``clock.py``);
-* **busbw**: nccl-tests' bus bandwidth, S / time x the bus factor (``collectives.py``); **link GB/s**: the
+* **busbw**: nccl-tests' bus bandwidth, S / time x the bus factor (``collectives.py``); **link BW**: the
   most bytes the exchange sent over one directed link, over the time (any puzzle);
 * **library time / library busbw**: the library's collective at the same S, timed the same way;
   **ours/library**: our busbw over the library's;
@@ -18,7 +18,7 @@ from __future__ import annotations
 from .environment import MULTICAST_OFF
 from .tasks import size_label
 
-COLUMNS = ("#", "puzzle", "case", "correct", "vs library", "time", "busbw", "link GB/s", "library time",
+COLUMNS = ("#", "puzzle", "case", "correct", "vs library", "time", "busbw", "link BW", "library time",
            "library busbw", "ours/library", "per link: gpusim", "sent")
 
 
@@ -34,7 +34,11 @@ def progress_line(task, outcome: dict) -> str:
     t = (outcome.get("timing") or {}).get("median_s")
     if t:
         lt = (outcome.get("library_timing") or {}).get("median_s")
-        bits.append(f"{fmt_time(t)}" + (f" (library {fmt_time(lt)})" if lt else ""))
+        ours = fmt_time(t) + (f", busbw {fmt_rate(outcome['busbw'])}" if outcome.get("busbw") else
+                              f", {fmt_rate(outcome['link_bandwidth'])} per link" if outcome.get("link_bandwidth")
+                              else "")
+        theirs = f" (library {fmt_time(lt)}, busbw {fmt_rate(outcome.get('lib_busbw'))})" if lt else ""
+        bits.append(ours + theirs)
     return "; ".join(bits)
 
 
@@ -87,7 +91,7 @@ def cells(row: dict) -> list[str]:
     status = "pass" if row["status"] == "pass" else ("FAIL" if row["status"].startswith("FAIL") else "error")
     return [str(row["number"]), row["slug"], row.get("label") or "", status, versus, fmt_time(row.get("time_s")),
             fmt_rate(row.get("busbw")), fmt_rate(row.get("link_bandwidth")), fmt_time(row.get("lib_time_s")),
-            fmt_rate(row.get("lib_busbw")), f"{ratio:.2f}" if ratio else "", per_link(links.get("gpusim")),
+            fmt_rate(row.get("lib_busbw")), f"{ratio:.3g}" if ratio else "", per_link(links.get("gpusim")),
             per_link(links.get("sent"))]
 
 
@@ -197,7 +201,9 @@ def fmt_time(s: float | None) -> str:
 def fmt_rate(b: float | None) -> str:
     if not b:
         return ""
-    return f"{b / 1e9:.1f} GB/s" if b >= 1e8 else f"{b / 1e6:.1f} MB/s"
+    if b >= 1e8:
+        return f"{b / 1e9:.1f} GB/s"
+    return f"{b / 1e6:.1f} MB/s" if b >= 1e5 else f"{b / 1e3:.1f} kB/s"
 
 
 def per_link(links: dict[str, int] | None) -> str:
