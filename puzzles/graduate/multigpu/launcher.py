@@ -82,10 +82,10 @@ def run(opts: Options) -> Outcome:
     plans: dict[str, Plan] = {}
     outcomes: dict[str, dict] = {}
     try:
+        group.start(tasks)                          # the ranks import torch and join while the plans start
         _submit_plans(planner, tasks, puzzles)
         say(f"{len(tasks)} tasks on {opts.devices} rank process(es), mode {opts.mode}; planning on up to "
             f"{planner.max_jobs} CPU job(s) within {planner.memory_budget / 2**30:.1f} GiB")
-        group.start(tasks)
         while group.pending:
             for job in planner.take_done():
                 for task, plan in zip(job.tag, _plans_of(job)):
