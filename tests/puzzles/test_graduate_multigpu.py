@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,6 +25,7 @@ from puzzles.loader import load_solution
 from puzzles.model import Sync
 from puzzles.multidevice import build_system
 
+WRONG = Path(__file__).parent / "wrong"
 CHAPTER = ["ring-all-reduce", "reduce-scatter", "all-gather", "column-parallel", "row-parallel", "pipeline-1f1b",
            "ring-attention", "expert-all-to-all"]
 
@@ -122,11 +124,12 @@ def test_a_kernel_that_faults_in_gpusim_is_not_run_on_the_gpus(tmp_path):
     assert plan.runnable.startswith("gpusim found a fault")
 
 
-def test_a_race_between_devices_stops_the_plan(tmp_path):
+def test_a_race_between_devices_stops_the_plan():
     """Every rank reducing chunk ``step`` at once: rank d reads its left neighbour's chunk while that neighbour
     adds into it. gpusim's System reports the race between devices and the case is not run on the GPUs;
     without the tracker (the benchmark cases) the plan does not see it."""
-    puzzle, solution = _variant(tmp_path, "ring-all-reduce", "c = (rank - 1 - step) % ranks", "c = step % ranks")
+    puzzle = registry.get("ring-all-reduce")
+    solution = load_solution(WRONG / "ring_all_reduce__same_chunk_everywhere.py", puzzle.kernels)
     case = next(c for c in puzzle.make_cases() if c.devices.count == 4)
     plan = make_plan(puzzle, solution, case, races=True)
     assert plan.faults and "race between devices" in plan.faults[0].lower(), plan.faults

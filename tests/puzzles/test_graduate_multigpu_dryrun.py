@@ -117,25 +117,14 @@ def test_a_wrong_file_fails_and_a_rank_that_faults_costs_its_task_not_the_run(tm
     wrong.write_text(reference.replace("c = (rank - step) % ranks", "c = (rank + step) % ranks"))
     # faults on the rank processes only (the plan, in a job's main process, sees a correct kernel)
     faulty = tmp_path / "faulty.py"
-    faulty.write_text(textwrap.dedent("""\
-        import multiprocessing
-        """) + reference + textwrap.dedent("""\
-
-
-        IN_RANK = multiprocessing.current_process().name != "MainProcess"
-        _gather = gather_step
-
-
-        @cuda.jit
-        def gather_step(x, left, rank, step, ranks, chunk):
-            j = cuda.grid(1)
-            c = (rank - step) % ranks
-            i = c * chunk + j
-            if j < chunk and i < x.size:
-                x[i] = left[i]
-            if IN_RANK and rank == 1 and j == 0:
-                x[x.size + 100] = 1.0
-        """))
+    gather = "        x[i] = left[i]\n"
+    assert reference.count(gather) == 1
+    only_in_ranks = textwrap.indent(textwrap.dedent("""\
+        if IN_RANK and rank == 1 and j == 0:
+            x[x.size + 100] = 1.0
+        """), "    ")
+    faulty.write_text('import multiprocessing\nIN_RANK = multiprocessing.current_process().name != "MainProcess"\n'
+                      + reference.replace(gather, gather + only_in_ranks))
     puzzle = registry.get("ring-all-reduce")
     out = launcher.run(_options([(puzzle, wrong)], sizes=[]))
     assert not out.ok
