@@ -75,8 +75,13 @@ def _serve(index: int, job: dict, root: Path, log) -> None:
     if mode != "dry-run":
         hello["device"] = torch.cuda.get_device_name(index if mode == "nccl" else 0)
         if mode == "nccl":
-            hello["nccl"] = ".".join(str(v) for v in torch.cuda.nccl.version())
-            hello["peer_access"] = [torch.cuda.can_device_access_peer(index, j) for j in range(world) if j != index]
+            try:
+                version = torch.cuda.nccl.version()
+                hello["nccl"] = ".".join(map(str, version)) if isinstance(version, tuple) else str(version)
+                hello["peer_access"] = [torch.cuda.can_device_access_peer(index, j) for j in range(world)
+                                        if j != index]
+            except Exception as e:       # only for the report's header
+                hello["nccl"] = f"unknown ({type(e).__name__})"
     _write(root / f"hello.rank{index}.json", hello)
     engines: dict = {}
     for task_dict in job["tasks"]:

@@ -122,7 +122,7 @@ def header(doc: dict) -> list[str]:
     lines = [f"mode {doc['mode']} ({_mode_words(doc['mode'])}); {doc['devices']} rank process(es): {where}",
              f"torch {first.get('torch', '?')}, back end {first.get('backend', '?')}"
              + (f", NCCL {first['nccl']}" if first.get("nccl") else "")
-             + (f"; peer access between the GPUs: {'yes' if all(all(h['peer_access']) for h in ranks) else 'no'}"
+             + (f"; peer access between the GPUs: {'yes' if all(all(h.get('peer_access') or [False]) for h in ranks) else 'no'}"
                 if first.get("peer_access") is not None else "")]
     envs = {tuple(sorted((h.get("env") or {}).items())) for h in ranks}
     if len(envs) == 1 and dict(next(iter(envs))) == dict(MULTICAST_OFF):
