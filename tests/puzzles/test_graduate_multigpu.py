@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -285,3 +286,54 @@ def test_own_cases_fold_into_one_row_per_puzzle_and_a_failure_shows():
     rows = report.rows([case(0, True), case(1, False), case(2, True)])
     assert len(rows) == 1 and rows[0]["passed"] == 2 and rows[0]["total"] == 3 and not rows[0]["correct"]
     assert "c1" in report.problems(rows)[0]
+
+
+# ------------------------------------------------------------------------------------------ NVML counters
+
+class _FakeNvml:
+    """pynvml's calls that nvlink.py makes, with counters in KiB as NVML keeps them."""
+
+    def __init__(self, tx_kib, rx_kib, status=0):
+        self.tx, self.rx, self.status, self.asked = tx_kib, rx_kib, status, []
+
+    def nvmlInit(self):
+        pass
+
+    def nvmlDeviceGetHandleByPciBusId(self, address):
+        self.asked.append(address)
+        return "handle"
+
+    def nvmlDeviceGetHandleByIndex(self, index):
+        return "handle"
+
+    def nvmlDeviceGetFieldValues(self, handle, fields):
+        assert fields == [138, 139]
+        return [SimpleNamespace(nvmlReturn=self.status, value=SimpleNamespace(ullVal=v)) for v in (self.tx, self.rx)]
+
+
+def _fake_torch():
+    props = SimpleNamespace(pci_bus_id=0x19, pci_domain_id=0, pci_device_id=0)
+    return SimpleNamespace(cuda=SimpleNamespace(get_device_properties=lambda i: props))
+
+
+def test_nvml_counters_are_kib_and_found_by_pci_address(monkeypatch):
+    from puzzles.graduate.multigpu import nvlink
+
+    fake = _FakeNvml(1000, 2000)
+    monkeypatch.setitem(sys.modules, "pynvml", fake)
+    counters = nvlink.NvlinkCounters(_fake_torch(), 0)
+    assert fake.asked == ["00000000:19:00.0"] and not counters.why
+    before = counters.read()
+    fake.tx, fake.rx = 1000 + 4 * 1024, 2000 + 4 * 1024      # 4 runs of 1 MiB each way
+    assert nvlink.per_run(before, counters.read(), 4) == {"tx": 1 << 20, "rx": 1 << 20}
+    assert nvlink.per_run(None, before, 4) is None
+
+
+def test_nvml_without_the_counters_says_why(monkeypatch):
+    from puzzles.graduate.multigpu import nvlink
+
+    monkeypatch.setitem(sys.modules, "pynvml", _FakeNvml(0, 0, status=13))     # NVML_ERROR_NOT_SUPPORTED
+    counters = nvlink.NvlinkCounters(_fake_torch(), 0)
+    assert counters.read() is None and "13" in counters.why
+    monkeypatch.setitem(sys.modules, "pynvml", None)
+    assert "not available" in nvlink.NvlinkCounters(_fake_torch(), 0).why

@@ -87,6 +87,9 @@ def check(puzzle: Puzzle, task: Task, plan: Plan, results: list[dict], devices: 
     if coll:
         out["label"] = size_label(coll.size_bytes(case.buffers))
     out["timing"] = results[0].get("timing")
+    out["nvlink"] = [r.get("nvlink") for r in results] if any(r.get("nvlink") for r in results) else None
+    out["library_nvlink"] = [r.get("library_nvlink") for r in results] \
+        if any(r.get("library_nvlink") for r in results) else None
     if coll is not None:
         nbytes = coll.size_bytes(case.buffers)
         factor = coll.bus_factor(plan.ranks)

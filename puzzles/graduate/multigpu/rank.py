@@ -113,6 +113,7 @@ def run_task(task, index: int, job: dict, torch, dist, engines: dict) -> tuple[d
     from .collectives import collective_for
     from .engines import make_engine
     from .exchange import Exchange, RankShare, Transport
+    from .nvlink import per_run
     from .plan import Plan
     from .tasks import build_case, placement
 
@@ -188,14 +189,33 @@ def run_task(task, index: int, job: dict, torch, dist, engines: dict) -> tuple[d
             for name, t in share.arrays.items():
                 t.copy_(pristine[name])
 
+        nvlink = _nvlink(engines, mode, torch, index)
+        runs = job["warmup"] + job["iters"]
         try:
+            before = nvlink.read() if nvlink else None
             result["timing"] = measure(clock, reset, run, job["warmup"], job["iters"])
         except (CompileFailed, RunFailed) as e:
             return {"error": {"kind": "fault", "message": f"{e} (rank process {index}, timed runs)"}}, True
+        if nvlink:
+            result["nvlink"] = per_run(before, nvlink.read(), runs) or {"why": nvlink.why}
         if compare:
+            before = nvlink.read() if nvlink else None
             result["library_timing"] = measure(clock, reset_c, run_c, job["warmup"], job["iters"])
+            if nvlink:
+                result["library_nvlink"] = per_run(before, nvlink.read(), runs) or {"why": nvlink.why}
         del pristine
     return result, False
+
+
+def _nvlink(engines: dict, mode: str, torch, index: int):
+    """This process's NVML NVLink counters (made once), on NCCL runs only."""
+    if mode != "nccl":
+        return None
+    if "nvlink" not in engines:
+        from .nvlink import NvlinkCounters
+
+        engines["nvlink"] = NvlinkCounters(torch, index)
+    return engines["nvlink"]
 
 
 def _any_rank(torch, dist, mode: str, index: int, flag: bool) -> bool:

@@ -10,7 +10,9 @@ One row per puzzle for its own cases (how many passed on the ranks), then one ro
 * **library time / library busbw**: the library's collective at the same S, timed the same way;
   **ours/library**: our busbw over the library's;
 * **per link**: bytes per directed link between rank processes, gpusim's count for the same case and what
-  the exchange sent (``checks.py``); "each" when every link carried the same.
+  the exchange sent (``checks.py``); "each" when every link carried the same;
+* **NVLink TX (NVML)**: the bytes each GPU sent over its NVLinks per run, by NVML's counters
+  (``nvlink.py``; NCCL runs only, "n/a" where the driver does not give them).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from .environment import MULTICAST_OFF
 from .tasks import size_label
 
 COLUMNS = ("#", "puzzle", "case", "correct", "vs library", "time", "busbw", "link BW", "library time",
-           "library busbw", "ours/library", "per link: gpusim", "sent")
+           "library busbw", "ours/library", "per link: gpusim", "sent", "NVLink TX (NVML)")
 
 
 def progress_line(task, outcome: dict) -> str:
@@ -66,7 +68,8 @@ def rows(outcomes: list[dict]) -> list[dict]:
         else:
             out.append({**{k: o.get(k) for k in ("number", "slug", "label", "status", "correct", "library",
                                                    "busbw", "algbw", "lib_busbw", "lib_algbw", "nbytes",
-                                                   "link_bandwidth", "links", "plan_seconds", "collective")},
+                                                   "link_bandwidth", "links", "plan_seconds", "collective",
+                                                   "nvlink", "library_nvlink")},
                         "kind": "bench", "time_s": (o.get("timing") or {}).get("median_s"),
                         "ci_s": _ci(o.get("timing")), "lib_time_s": (o.get("library_timing") or {}).get("median_s"),
                         "spin_s": (o.get("timing") or {}).get("spin_s")})
@@ -83,7 +86,7 @@ def _ci(timing: dict | None):
 
 def cells(row: dict) -> list[str]:
     if row["kind"] == "cases":
-        return [str(row["number"]), row["slug"], "own cases", f"{row['passed']}/{row['total']}"] + [""] * 9
+        return [str(row["number"]), row["slug"], "own cases", f"{row['passed']}/{row['total']}"] + [""] * 10
     lib = row.get("library")
     versus = "" if lib is None else ("bit-exact" if lib["bit_exact"] else "within bound" if lib["ok"] else "DIFF")
     ratio = row["busbw"] / row["lib_busbw"] if row.get("busbw") and row.get("lib_busbw") else None
@@ -92,7 +95,17 @@ def cells(row: dict) -> list[str]:
     return [str(row["number"]), row["slug"], row.get("label") or "", status, versus, fmt_time(row.get("time_s")),
             fmt_rate(row.get("busbw")), fmt_rate(row.get("link_bandwidth")), fmt_time(row.get("lib_time_s")),
             fmt_rate(row.get("lib_busbw")), f"{ratio:.3g}" if ratio else "", per_link(links.get("gpusim")),
-            per_link(links.get("sent"))]
+            per_link(links.get("sent")), nvlink_cell(row.get("nvlink"))]
+
+
+def nvlink_cell(per_rank: list | None) -> str:
+    """NVML's NVLink bytes sent per run, per GPU ("each" when equal); why not, when it could not be read."""
+    if not per_rank:
+        return ""
+    sent = {f"GPU{i}": int(round(r["tx"])) for i, r in enumerate(per_rank) if r and "tx" in r}
+    if not sent:
+        return "n/a"
+    return per_link(sent) if len(sent) > 1 else size_label(next(iter(sent.values())))
 
 
 def text_table(table_rows: list[dict]) -> str:
@@ -119,10 +132,11 @@ def header(doc: dict) -> list[str]:
     ranks = doc["ranks"]
     where = ", ".join(f"rank {h['rank']} {h.get('device', 'CPU')}" for h in ranks) or "no rank reported"
     first = ranks[0] if ranks else {}
+    peer = all(all(h.get("peer_access") or [False]) for h in ranks)
     lines = [f"mode {doc['mode']} ({_mode_words(doc['mode'])}); {doc['devices']} rank process(es): {where}",
              f"torch {first.get('torch', '?')}, back end {first.get('backend', '?')}"
              + (f", NCCL {first['nccl']}" if first.get("nccl") else "")
-             + (f"; peer access between the GPUs: {'yes' if all(all(h.get('peer_access') or [False]) for h in ranks) else 'no'}"
+             + (f"; peer access between the GPUs: {'yes' if peer else 'no'}"
                 if first.get("peer_access") is not None else "")]
     envs = {tuple(sorted((h.get("env") or {}).items())) for h in ranks}
     if len(envs) == 1 and dict(next(iter(envs))) == dict(MULTICAST_OFF):
