@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 
-from .environment import install_hint
+from .environment import NO_TORCH
 from .tasks import DEFAULT_BENCH_ELEMENTS, DEFAULT_SIZES, DRY_RUN_BENCH_ELEMENTS, DRY_RUN_SIZES, parse_sizes
 
 
@@ -92,8 +92,9 @@ def run_command(args: argparse.Namespace, prog: str, usage_error) -> int:
                    progress=lambda line: print(line, file=sys.stderr, flush=True))
     outcome = run(opts)
     if outcome.unavailable:
-        hint = "`--dry-run` runs the same on the CPU (gloo, gpusim)" if mode != "dry-run" else install_hint()
-        print(f"{prog}: {outcome.unavailable}; {hint}", file=sys.stderr)
+        hint = "" if mode == "dry-run" or outcome.unavailable.startswith(NO_TORCH) else \
+            "; `--dry-run` runs the same on the CPU (gloo, gpusim)"
+        print(f"{prog}: {outcome.unavailable}{hint}", file=sys.stderr)
         return 1
     if args.json:
         from ..run import _json_safe

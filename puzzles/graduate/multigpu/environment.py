@@ -47,6 +47,9 @@ def snapshot() -> dict:
     return {name: os.environ.get(name) for name in MULTICAST_OFF}
 
 
+NO_TORCH = "the multi-GPU run needs torch"
+
+
 def install_hint() -> str:
     return "pip install -e \".[gpu]\" (torch's CPU build is enough for --dry-run: pip install torch==2.13.0)"
 
@@ -57,7 +60,7 @@ def why_not(mode: str, devices: int) -> str | None:
         import torch
         import torch.distributed as dist
     except Exception as e:   # missing, or a broken install
-        return f"the multi-GPU run needs torch, which cannot be imported here ({type(e).__name__}); {install_hint()}"
+        return f"{NO_TORCH}, which cannot be imported here ({type(e).__name__}); {install_hint()}"
     if not dist.is_available():
         return "this torch has no torch.distributed"
     if mode in ("dry-run", "same-gpu") and not dist.is_gloo_available():
