@@ -37,8 +37,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="no GPU: run the Triton translation through TRITON_INTERPRET=1 on the CPU")
     p.add_argument("--ncu", action="store_true", help="also profile the launches with Nsight Compute and "
                    "print gpusim's metrics beside ncu's")
-    p.add_argument("--size", type=_positive, default=DEFAULT_SIZE,
-                   help=f"elements of work of the benchmark launch (default {DEFAULT_SIZE:,} = 2^26)")
+    p.add_argument("--size", type=_positive, default=None,
+                   help=f"elements of work of the benchmark launch (default {DEFAULT_SIZE:,} = 2^26; with "
+                        "--devices 2^20, for the puzzles that are not collectives)")
     p.add_argument("--json", action="store_true", help="print a JSON document instead of the table")
     p.add_argument("--out", type=Path, help="also write graduate.md, graduate.json, graduate.txt, "
                    "estimates.json (and ncu.csv) into this folder")
@@ -57,6 +58,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--estimates-only", action="store_true",
                    help="no GPU: only fill the estimate cache (for --gpu), e.g. before a GPU run")
     p.add_argument("--gpu", default="H200", help="with --estimates-only: the GPU to estimate for (default H200)")
+    from .multigpu.command import add_arguments as add_multigpu_arguments
+
+    add_multigpu_arguments(p)
 
 
 def _positive(text: str) -> int:
@@ -88,6 +92,13 @@ def run_command(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from .backend import BACKENDS, NOT_BUILT
+    from .multigpu import command as multigpu
+
+    if multigpu.wanted(args):
+        return multigpu.run_command(args, PROG, Usage)
+    from .run import DEFAULT_SIZE
+
+    args.size = args.size or DEFAULT_SIZE
 
     built = [name for name, target in BACKENDS.items() if target is not None]
     if args.backend != "all" and BACKENDS[args.backend] is None:
