@@ -6,11 +6,12 @@ spec and applies the rules, and nothing the file does at import reaches any of t
 
 For each ``Case`` of ``puzzle.make_cases(rng)`` — ``rng`` seeded from a fresh seed each check, shown in the
 result, so ``seed=`` replays a check — copy its buffers, run each ``LaunchStep`` in order on the copies, stop
-the case at the first fault, compare the outputs with ``puzzle.spec`` applied to the untouched buffers, check
-that every other buffer (the inputs) is bit for bit what it was, measure ``RunStats`` and check the
-constraints. A solution passes when every case passes; it earns ★ for passing and each further ``Star`` tier,
-in order, whose rules hold on every case. Where numba-cuda's compiler is installed, each kernel is also
-compiled to sm_90 PTX (``puzzles.judge.ptx``) and what numba-cuda rejects fails the check.
+the case at the first fault, compare the outputs with ``puzzle.spec`` applied to the untouched buffers (and
+keep both, capped, in ``CaseResult.outputs`` for the TUI), check that every other buffer (the inputs) is bit
+for bit what it was, measure ``RunStats`` and check the constraints. A solution passes when every case
+passes; it earns ★ for passing and each further ``Star`` tier, in order, whose rules hold on every case.
+Where numba-cuda's compiler is installed, each kernel is also compiled to sm_90 PTX (``puzzles.judge.ptx``)
+and what numba-cuda rejects fails the check.
 
 Whatever the file does, ``check_source`` and ``check_file`` return a ``CheckResult``: a compile error, a
 fault, a bad launch or a bug in the simulator or the puzzle becomes a ``Failure`` with a message, never an
@@ -38,6 +39,7 @@ from .compare import PuzzleBug, changed_input, first_mismatch
 from .judge import ptx as _ptx
 from .loader import Solution, load_source, read_source
 from .model import Case, Puzzle, Rule, RunStats
+from .output_values import output_values
 from .results import STOPPING_KINDS, CaseResult, CheckResult, Failure
 from .stats import measure
 
@@ -233,8 +235,11 @@ def _launch_all(puzzle: Puzzle, solution: Solution, case: Case, outcome: CaseRes
             outcome.failures.append(_fault_failure(case, step, number, report))
             return
     expected = _spec(puzzle, before)
-    mismatch = first_mismatch(multidevice.case_outputs(puzzle, case), buffers, expected, before, puzzle.rtol,
-                              puzzle.atol, written=_written(outcome.reports, case, solution))
+    compared = multidevice.case_outputs(puzzle, case)
+    mismatch = first_mismatch(compared, buffers, expected, before, puzzle.rtol, puzzle.atol,
+                              written=_written(outcome.reports, case, solution))
+    outcome.outputs = {name: output_values(name, buffers[name], expected[name], puzzle.rtol, puzzle.atol)
+                       for name in compared}
     if mismatch is not None:
         outcome.failures.append(Failure("mismatch", mismatch.message, case.name, detail=mismatch.to_dict()))
     kept = tuple(puzzle.outputs) + tuple(getattr(puzzle, "scratch", ()) or ())

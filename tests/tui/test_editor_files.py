@@ -78,9 +78,9 @@ async def test_a_run_checks_the_editors_text_even_if_the_file_changes_meanwhile(
         screen = await open_puzzle(app, pilot, "map")
         screen.editor.load_text(REFERENCE.read_text())            # shown, not saved: the file is the starter
 
-        def check_after_an_outside_write(puzzle, text, path):
+        def check_after_an_outside_write(puzzle, text, path, seed=None):
             path.write_text("this is not python (\n")              # someone writes the file mid-check
-            return check_text(puzzle, text, path)
+            return check_text(puzzle, text, path, seed)
 
         app.runner.check = check_after_an_outside_write
         await run_check(app, pilot)

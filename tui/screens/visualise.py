@@ -68,7 +68,7 @@ class VisualiseScreen(Screen):
         for _, _, cls in TABS:
             if cls is OutputsView:
                 case = self.result.cases[ref.case_number - 1]
-                self.query_one(OutputsView).show_case(case, self.puzzle, ref.report)
+                self.query_one(OutputsView).show_case(case, ref.report)
             else:
                 self.query_one(cls).show(ref.report)
 

@@ -111,6 +111,9 @@ def result_renderable(result, file_name: str = "") -> Group:
         parts.append(Text.assemble(("Next: ", "bold"), result.next_star))
     elif result.passed:
         parts.append(Text("Every star earned.", style="green"))
+    if result.cases:
+        parts.append(Text.assemble(("cases drawn with seed ", "dim"), (str(result.seed), "bold"),
+                                   (" · ctrl+t runs these same cases again", "dim")))
     in_cases = {id(f) for c in result.cases for f in c.failures}
     general = [f for f in result.failures if id(f) not in in_cases]
     if general:
@@ -169,7 +172,7 @@ def result_renderable(result, file_name: str = "") -> Group:
                           style="bold"))
     if any(c.reports for c in result.cases):
         parts.append(Text("\nctrl+g shows the run: threads, barrier phases and values, coalescing, banks, "
-                          "roofline, outputs.", style="dim"))
+                          "roofline, expected against got.", style="dim"))
     return Group(*parts)
 
 
