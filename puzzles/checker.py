@@ -233,13 +233,13 @@ def _launch_all(puzzle: Puzzle, solution: Solution, case: Case, outcome: CaseRes
         outcome.reports.append(report)
         if report.faults:
             outcome.failures.append(_fault_failure(case, step, number, report))
+            with contextlib.suppress(PuzzleBug):    # what the outputs held when it stopped, for the TUI
+                _keep_outputs(puzzle, case, buffers, _spec(puzzle, before), outcome)
             return
     expected = _spec(puzzle, before)
-    compared = multidevice.case_outputs(puzzle, case)
-    mismatch = first_mismatch(compared, buffers, expected, before, puzzle.rtol, puzzle.atol,
-                              written=_written(outcome.reports, case, solution))
-    outcome.outputs = {name: output_values(name, buffers[name], expected[name], puzzle.rtol, puzzle.atol)
-                       for name in compared}
+    mismatch = first_mismatch(multidevice.case_outputs(puzzle, case), buffers, expected, before, puzzle.rtol,
+                              puzzle.atol, written=_written(outcome.reports, case, solution))
+    _keep_outputs(puzzle, case, buffers, expected, outcome)
     if mismatch is not None:
         outcome.failures.append(Failure("mismatch", mismatch.message, case.name, detail=mismatch.to_dict()))
     kept = tuple(puzzle.outputs) + tuple(getattr(puzzle, "scratch", ()) or ())
@@ -257,6 +257,13 @@ def _launch_all(puzzle: Puzzle, solution: Solution, case: Case, outcome: CaseRes
             outcome.failures.append(Failure(
                 "constraint", f"constraint not met ({rule.description}): {why}", case.name,
                 detail={"rule": rule.description, "reason": why}))
+
+
+def _keep_outputs(puzzle: Puzzle, case: Case, buffers: dict[str, Any], expected: dict[str, Any],
+                  outcome: CaseResult) -> None:
+    """Each output as the kernel left it against the spec's values, capped (``output_values``)."""
+    outcome.outputs = {name: output_values(name, buffers[name], expected[name], puzzle.rtol, puzzle.atol)
+                       for name in multidevice.case_outputs(puzzle, case) if name in buffers and name in expected}
 
 
 def _fault_failure(case: Case, step: Any, number: int, report: Any) -> Failure:

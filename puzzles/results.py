@@ -15,9 +15,10 @@ Failure kinds:
 * ``constraint`` — a constraint of the puzzle does not hold; ``detail`` holds the rule's description.
 * ``error``      — the launch could not be made, or the simulator or the puzzle has a bug.
 
-``CaseResult.outputs`` holds, for each output a case compared, what the kernel left in it and what the spec
-expects (``OutputValues``: the whole array up to ``output_values.MAX_KEPT`` elements, else a box around the
-first difference), both made by the judging process. They are for drawing and are not part of ``to_dict()``.
+``CaseResult.outputs`` holds, for each output of a case that ran (to its end, or until a launch faulted), what
+the kernel left in it and what the spec expects (``OutputValues``: the whole array up to
+``output_values.MAX_KEPT`` elements, else a box around the first difference), both made by the judging
+process. They are for drawing and are not part of ``to_dict()``.
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ class CaseResult:
     stats_complete: bool = False
     unmeasured: list[str] = field(default_factory=list)  # why some stats could not be measured
     reports: list[Any] = field(default_factory=list)  # the LaunchReport of every launch that ran
-    outputs: dict[str, OutputValues] = field(default_factory=dict)   # compared outputs, in the judge's order
+    outputs: dict[str, OutputValues] = field(default_factory=dict)   # each output against the spec, in order
     seconds: float = 0.0
 
     @property

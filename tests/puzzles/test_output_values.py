@@ -83,13 +83,18 @@ def test_a_check_hands_back_every_cases_outputs_against_the_spec():
         assert kept.differs.all() and kept.wrong == a.size
 
 
-def test_a_passing_case_hands_back_its_outputs_too_and_a_faulting_one_none():
+def test_a_passing_case_hands_back_its_outputs_too_and_a_faulting_one_what_it_left():
     passed = check_source(MAP, MAP_OK, "/virtual/map.py", seed=5)
     assert passed.passed and all(c.outputs["out"].wrong == 0 for c in passed.cases)
     faulty = MAP_OK.replace("out[i] = a[i] + 10", "out[i + 1] = a[i] + 10")
     assert faulty != MAP_OK
     result = check_source(MAP, faulty, "/virtual/map.py", seed=5)
-    assert result.cases[0].status == "fail" and result.cases[0].outputs == {}
+    case = result.cases[0]
+    assert case.status == "fail" and case.failures[0].kind == "fault"
+    a = MAP.make_cases(case_generator(5))[0].buffers["a"]
+    kept = case.outputs["out"]
+    assert np.isnan(kept.got[0]) and kept.got[1:].tolist() == (a[:-1] + np.float32(10)).tolist()
+    assert kept.expected.tolist() == (a + np.float32(10)).tolist() and kept.wrong == a.size
 
 
 def _assert_honest_expected(result):

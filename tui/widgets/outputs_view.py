@@ -74,7 +74,9 @@ class OutputsView(ReportView):
         out = Text()
         out.append(f"case {case.name}", style="bold")
         out.append(f"  ·  {case.status}", style="green" if case.status == "pass" else "red")
-        out.append("  ·  the outputs after the case's last launch\n", style="dim")
+        faulted = any(f.kind == "fault" for f in case.failures)
+        out.append("  ·  the outputs as the case stopped at a fault\n" if faulted else
+                   "  ·  the outputs after the case's last launch\n", style="dim")
         if not values:
             return out + Text("\n") + self._without_values(case)
         kept = values[self.output_index % len(values)]
