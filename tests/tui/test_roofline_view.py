@@ -1,16 +1,15 @@
 """Issue 10, item 8: the roofline says when a Python number promoted the kernel to float64, and what the
-same kernel would cost at a realistic size (n = 2^24), from the counted bytes and FLOPs."""
+same kernel would cost at the puzzle's benchmark size (puzzles.at_scale computes it; this is the drawing)."""
 
 from __future__ import annotations
 
 import numba
 import numpy as np
-import pytest
 from numba import cuda
 from tui_helpers import plain
 
 import gpusim
-from tui.realistic import REALISTIC_N, at_realistic_size, float64_note
+from puzzles import registry
 from tui.widgets.roofline_view import RooflineView
 
 
@@ -26,9 +25,9 @@ def plus_ten_f32(out, a):
         out[i] = a[i] + numba.float32(10)
 
 
-def drawn(report, gpu_index=0) -> str:
+def drawn(report, gpu_index=0, puzzle=None) -> str:
     view = RooflineView()
-    view.report = report
+    view.report, view.puzzle = report, puzzle
     view.set_reactive(RooflineView.gpu_index, gpu_index)
     return plain(view.draw(), 140)
 
@@ -39,30 +38,19 @@ def launch(kernel, n=40):
 
 
 def test_a_python_number_promoting_to_float64_is_explained():
-    report = launch(plus_ten)
-    assert float64_note(report) == (40, 40)
-    text = drawn(report, gpu_index=3)                                      # the RTX 4090: fp64 is 1/64
+    text = drawn(launch(plus_ten), gpu_index=3)                           # the RTX 4090: fp64 is 1/64
     assert "40 of the 40 FLOPs ran in float64, though no array is float64" in text
     assert "`a[i] + 10`" in text and "1/64 of float32" in text
-    clean = launch(plus_ten_f32)
-    assert float64_note(clean) is None and "ran in float64" not in drawn(clean)
+    assert "ran in float64" not in drawn(launch(plus_ten_f32))
 
 
-def test_the_estimate_at_two_to_the_24_scales_the_counted_bytes_and_flops():
-    report = launch(plus_ten)
-    nbytes = report.metrics["dram__bytes_read.sum"] + report.metrics["dram__bytes_write.sum"]
-    scaled = at_realistic_size(report, "H100 SXM")
-    factor = REALISTIC_N / 40
-    assert scaled.n == 40 and scaled.factor == pytest.approx(factor)
-    # by hand, from the H100 SXM datasheet: 3.35 TB/s, float64 34 TFLOP/s, plus 3 µs to launch
-    memory = nbytes * factor / 3.35e12
-    compute = 40 * factor / 34e12
-    assert scaled.estimate.seconds == pytest.approx(max(memory, compute) + 3e-6, rel=1e-9)
-    assert scaled.estimate.bound == "memory"
-    text = drawn(report)
-    assert "At n = 2^24" in text and f"× {factor:,.0f}, from n = 40" in text and "Nothing was run" in text
+def test_the_estimate_is_shown_at_two_to_the_24_for_a_puzzle_that_grows():
+    text = drawn(launch(plus_ten), puzzle=registry.get("blocks"))
+    assert "At n = 2^24" in text and f"× {2 ** 24 / 40:,.0f}, from n = 40" in text and "Nothing was run" in text
+    assert "Not larger" not in text
 
 
-def test_a_launch_at_a_realistic_size_already_is_not_scaled():
-    report = launch(plus_ten)
-    assert at_realistic_size(report, "H100 SXM", target=40) is None
+def test_a_one_block_puzzle_is_shown_at_its_largest_launch_and_why():
+    text = drawn(launch(plus_ten), puzzle=registry.get("map"))
+    assert "At its largest valid launch (n = 1,024)" in text and "At n = 2^24" not in text
+    assert "Not larger: one block by design" in text

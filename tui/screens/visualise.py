@@ -52,6 +52,7 @@ class VisualiseScreen(Screen):
 
     def on_mount(self) -> None:
         self.title = f"Puzzle {self.puzzle.number}: {self.puzzle.title} · the last run"
+        self.query_one(RooflineView).puzzle = self.puzzle
         self.launch_index = default_launch(self.launches, self.result.next_star) if self.launches else -1
         self.query_one("#threads").focus()
 
