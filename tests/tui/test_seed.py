@@ -40,3 +40,18 @@ async def test_ctrl_t_before_any_check_says_what_to_do(home):
         await pilot.pause()
         assert not app.runner.running and screen.result is None
         assert any("ctrl+r runs your file" in plain(t.render()) for t in app.screen.query("Toast"))
+
+
+def test_the_verdict_says_how_many_cases_did_not_run():
+    """A kernel naming a variable it never defines stops the check at the first case: the head says the
+    others did not run, rather than leaving "1 of 5 failed" to read as "4 passed"."""
+    from puzzles import registry, workspace
+    from puzzles.checker import check_source
+    from tui.widgets.results import result_renderable
+
+    p = registry.get("map")
+    text = workspace.reference_path(p).read_text().replace("out[i] = a[i] + 10", "out[i] = a[i] + nowhere")
+    result = check_source(p, text, "/virtual/map.py", seed=1)
+    assert [c.status for c in result.cases][:2] == ["fail", "not run"]
+    head = plain(result_renderable(result), 200).splitlines()[0]
+    assert f"1 of {len(result.cases)} test cases failed, {len(result.cases) - 1} not run" in head

@@ -104,8 +104,11 @@ def result_renderable(result, file_name: str = "") -> Group:
         head.append(f"  {result.stars} of {result.max_stars} stars")
     else:
         failed = sum(1 for c in result.cases if c.status == "fail")
+        not_run = sum(1 for c in result.cases if c.status == "not run")
         head.append(" FAIL ", style="bold white on red")
         head.append(f"  {failed} of {len(result.cases)} test cases failed" if result.cases else "  nothing ran")
+        if not_run:
+            head.append(f", {not_run} not run (a case stopped the check)")
     parts.append(head)
     if result.next_star and (result.passed or result.stars < result.max_stars):
         parts.append(Text.assemble(("Next: ", "bold"), result.next_star))

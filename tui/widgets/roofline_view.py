@@ -176,7 +176,7 @@ class RooflineView(ReportView):
                        f"size.\n", style="dim")
             if scaled.why:
                 out.append(f"Not larger: {scaled.why}\n", style="dim")
-        if est.overhead_seconds > max(est.memory_seconds, est.compute_seconds):
+        if est.overhead_seconds > max(est.memory_seconds, est.compute_seconds) and not (scaled and scaled.why):
             out.append("At puzzle sizes the launch itself costs more than the work: real kernels are "
                        "millions of elements.\n", style="dim")
         return out
