@@ -34,7 +34,7 @@ import numpy as np
 import gpusim
 from gpusim.faults import KernelCompileError, KernelFault, KernelTimeout, LaunchError
 
-from . import multidevice
+from . import multidevice, precision
 from .compare import PuzzleBug, changed_input, first_mismatch
 from .judge import ptx as _ptx
 from .loader import Solution, load_source, read_source
@@ -231,6 +231,7 @@ def _launch_all(puzzle: Puzzle, solution: Solution, case: Case, outcome: CaseRes
             report = system.launch(step.device, kernel, step.grid, step.block, args, step.shared_mem, trace=trace,
                                    max_steps=MAX_STEPS)
         outcome.reports.append(report)
+        outcome.float64_lines.append(_float64_lines(kernel, args, report) if trace else None)
         if report.faults:
             outcome.failures.append(_fault_failure(case, step, number, report))
             with contextlib.suppress(PuzzleBug):    # what the outputs held when it stopped, for the TUI
@@ -257,6 +258,13 @@ def _launch_all(puzzle: Puzzle, solution: Solution, case: Case, outcome: CaseRes
             outcome.failures.append(Failure(
                 "constraint", f"constraint not met ({rule.description}): {why}", case.name,
                 detail={"rule": rule.description, "reason": why}))
+
+
+def _float64_lines(kernel: Any, args: tuple, report: Any) -> Any:
+    """For the TUI's roofline: the lines that promote float32 work to float64, when the launch did such work."""
+    if precision.float64_work(report) is None:
+        return None
+    return precision.float64_lines(kernel, args)
 
 
 def _keep_outputs(puzzle: Puzzle, case: Case, buffers: dict[str, Any], expected: dict[str, Any],

@@ -102,6 +102,7 @@ class CaseResult:
     unmeasured: list[str] = field(default_factory=list)  # why some stats could not be measured
     reports: list[Any] = field(default_factory=list)  # the LaunchReport of every launch that ran
     outputs: dict[str, OutputValues] = field(default_factory=dict)   # each output against the spec, in order
+    float64_lines: list[Any] = field(default_factory=list)   # per launch (with trace): precision.float64_lines
     seconds: float = 0.0
 
     @property

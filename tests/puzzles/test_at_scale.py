@@ -11,7 +11,7 @@ from numba import cuda
 import gpusim
 from puzzles import registry
 from puzzles.at_scale import REALISTIC_N, at_scale, target_size
-from puzzles.precision import float64_work
+from puzzles.precision import float64_lines, float64_work
 
 
 def plus_ten(out, a):              # `+ 10` with float32 `a`: numba computes it in float64
@@ -60,3 +60,43 @@ def test_a_one_block_puzzle_is_scaled_only_to_its_largest_valid_launch():
 
 def test_a_launch_at_the_size_already_is_not_scaled():
     assert at_scale(launch(plus_ten), "H100 SXM", target=(40, "n = 40", "")) is None
+
+
+TYPED_IR = float64_lines(plus_ten, (np.zeros(4, np.float32),) * 2) is not None
+needs_typed_ir = pytest.mark.skipif(not TYPED_IR, reason="this gpusim has no typed kernel IR to read the lines from")
+
+
+def line_of(func, text: str) -> int:
+    import inspect
+
+    lines, first = inspect.getsourcelines(func)
+    return first + next(k for k, line in enumerate(lines) if text in line)
+
+
+def accumulate(out, a):
+    i = cuda.grid(1)
+    acc = 0.0
+    for j in range(4):
+        acc += a[j]
+    out[i] = acc * numba.float32(2) + a[i] * i
+
+
+F32 = (np.zeros(64, np.float32), np.zeros(64, np.float32))
+
+
+@needs_typed_ir
+def test_the_line_a_python_number_promotes_is_named_with_the_number_as_written():
+    (only,) = float64_lines(plus_ten, F32)
+    assert only.line == line_of(plus_ten, "a[i] + 10") and only.source == "out[i] = a[i] + 10"
+    assert only.causes == ("the number 10",) and only.function == "plus_ten"
+    assert float64_lines(plus_ten_f32, F32) == ()
+
+
+@needs_typed_ir
+def test_a_float64_local_and_an_integer_are_named_as_the_causes():
+    found = {p.line: p.causes for p in float64_lines(accumulate, F32)}
+    start = line_of(accumulate, "acc = 0.0")
+    assert found[line_of(accumulate, "acc += a[j]")] == (f"`acc`, float64 since line {start} (`acc = 0.0`)",)
+    # acc is float64 already there, so only a[i] * i promotes: float32 times the int64 i
+    assert found[line_of(accumulate, "out[i] =")] == ("`i`, an int64 (float32 with an int64 is float64)",)
+    assert float64_lines(accumulate, (np.zeros(64, np.float64), np.zeros(64, np.float64))) == ()

@@ -54,3 +54,22 @@ def test_a_one_block_puzzle_is_shown_at_its_largest_launch_and_why():
     text = drawn(launch(plus_ten), puzzle=registry.get("map"))
     assert "At its largest valid launch (n = 1,024)" in text and "At n = 2^24" not in text
     assert "Not larger: one block by design" in text
+
+
+def test_the_lines_that_promote_are_listed_from_a_real_check():
+    """The judge finds the promoting lines (puzzles.precision, from gpusim's typed IR) and the view lists them."""
+    import pytest
+
+    from puzzles import workspace
+    from puzzles.checker import check_source
+
+    p = registry.get("map")
+    result = check_source(p, workspace.reference_path(p).read_text(), "/virtual/map.py", seed=1, trace=True)
+    case = result.cases[0]
+    if case.float64_lines[0] is None:
+        pytest.skip("this gpusim has no typed kernel IR to read the lines from")
+    view = RooflineView()
+    view.report, view.float64_lines = case.reports[0], case.float64_lines[0]
+    text = plain(view.draw(), 140)
+    assert "line 8   out[i] = a[i] + 10" in text and "float64 because of the number 10" in text
+    assert "So the float64 roof is used for them" in text

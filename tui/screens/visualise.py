@@ -66,9 +66,12 @@ class VisualiseScreen(Screen):
         bar.update(Text(("[ ] " if len(self.launches) > 1 else "") + ref.title
                         + (f"  ·  {type(faults[0]).__name__}" if faults else ""), no_wrap=True, overflow="ellipsis"))
         bar.set_class(bool(faults) or ref.case_status == "fail", "-failed")
+        case = self.result.cases[ref.case_number - 1]
+        lines = list(getattr(case, "float64_lines", None) or [])
+        self.query_one(RooflineView).float64_lines = lines[ref.launch_number - 1] if ref.launch_number <= len(lines) \
+            else None
         for _, _, cls in TABS:
             if cls is OutputsView:
-                case = self.result.cases[ref.case_number - 1]
                 self.query_one(OutputsView).show_case(case, ref.report)
             else:
                 self.query_one(cls).show(ref.report)
