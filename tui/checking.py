@@ -99,6 +99,12 @@ class CheckRunner:
         self._one_at_a_time = threading.Lock()
         self.current: CheckRun | None = None
 
+    def warm_up(self) -> None:
+        """Start the judge's worker now (it imports numba and gpusim in the background), so that the first
+        ctrl+r does not wait for it."""
+        if self.check is check_text:
+            shared_worker()
+
     @property
     def running(self) -> bool:
         return self.current is not None

@@ -55,3 +55,15 @@ def test_the_verdict_says_how_many_cases_did_not_run():
     assert [c.status for c in result.cases][:2] == ["fail", "not run"]
     head = plain(result_renderable(result), 200).splitlines()[0]
     assert f"1 of {len(result.cases)} test cases failed, {len(result.cases) - 1} not run" in head
+
+
+@pilot_test
+async def test_opening_a_puzzle_starts_the_judge_before_the_first_check(home, monkeypatch):
+    import tui.checking as checking
+
+    started = []
+    monkeypatch.setattr(checking, "shared_worker", lambda: started.append(True))
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await open_puzzle(app, pilot, "map")
+        assert started and not app.runner.running          # warming up, nothing checked

@@ -125,6 +125,7 @@ class WorkspaceScreen(Screen):
         return (self.query_one(TabbedContent).active or "").removesuffix("-tab")
 
     def on_mount(self) -> None:
+        self.app.runner.warm_up()                 # the first check then finds the judge ready
         self.narrow = self.app.size.width < WIDE
         self.title = f"Puzzle {self.puzzle.number}: {self.puzzle.title}"
         self.watch(self.editor, "dirty", self._editor_dirty)
