@@ -6,11 +6,12 @@ spec and applies the rules, and nothing the file does at import reaches any of t
 
 For each ``Case`` of ``puzzle.make_cases(rng)`` — ``rng`` seeded from a fresh seed each check, shown in the
 result, so ``seed=`` replays a check — copy its buffers, run each ``LaunchStep`` in order on the copies, stop
-the case at the first fault, compare the outputs with ``puzzle.spec`` applied to the untouched buffers, check
-that every other buffer (the inputs) is bit for bit what it was, measure ``RunStats`` and check the
-constraints. A solution passes when every case passes; it earns ★ for passing and each further ``Star`` tier,
-in order, whose rules hold on every case. Where numba-cuda's compiler is installed, each kernel is also
-compiled to sm_90 PTX (``puzzles.judge.ptx``) and what numba-cuda rejects fails the check.
+the case at the first fault, compare the outputs with ``puzzle.spec`` applied to the untouched buffers (and
+keep both, capped, in ``CaseResult.outputs`` for the TUI), check that every other buffer (the inputs) is bit
+for bit what it was, measure ``RunStats`` and check the constraints. A solution passes when every case
+passes; it earns ★ for passing and each further ``Star`` tier, in order, whose rules hold on every case.
+Where numba-cuda's compiler is installed, each kernel is also compiled to sm_90 PTX (``puzzles.judge.ptx``)
+and what numba-cuda rejects fails the check.
 
 Whatever the file does, ``check_source`` and ``check_file`` return a ``CheckResult``: a compile error, a
 fault, a bad launch or a bug in the simulator or the puzzle becomes a ``Failure`` with a message, never an
@@ -33,11 +34,12 @@ import numpy as np
 import gpusim
 from gpusim.faults import KernelCompileError, KernelFault, KernelTimeout, LaunchError
 
-from . import multidevice
+from . import multidevice, precision
 from .compare import PuzzleBug, changed_input, first_mismatch
 from .judge import ptx as _ptx
 from .loader import Solution, load_source, read_source
 from .model import Case, Puzzle, Rule, RunStats
+from .output_values import output_values
 from .results import STOPPING_KINDS, CaseResult, CheckResult, Failure
 from .stats import measure
 
@@ -229,12 +231,16 @@ def _launch_all(puzzle: Puzzle, solution: Solution, case: Case, outcome: CaseRes
             report = system.launch(step.device, kernel, step.grid, step.block, args, step.shared_mem, trace=trace,
                                    max_steps=MAX_STEPS)
         outcome.reports.append(report)
+        outcome.float64_lines.append(_float64_lines(kernel, args, report) if trace else None)
         if report.faults:
             outcome.failures.append(_fault_failure(case, step, number, report))
+            with contextlib.suppress(PuzzleBug):    # what the outputs held when it stopped, for the TUI
+                _keep_outputs(puzzle, case, buffers, _spec(puzzle, before), outcome)
             return
     expected = _spec(puzzle, before)
     mismatch = first_mismatch(multidevice.case_outputs(puzzle, case), buffers, expected, before, puzzle.rtol,
                               puzzle.atol, written=_written(outcome.reports, case, solution))
+    _keep_outputs(puzzle, case, buffers, expected, outcome)
     if mismatch is not None:
         outcome.failures.append(Failure("mismatch", mismatch.message, case.name, detail=mismatch.to_dict()))
     kept = tuple(puzzle.outputs) + tuple(getattr(puzzle, "scratch", ()) or ())
@@ -252,6 +258,20 @@ def _launch_all(puzzle: Puzzle, solution: Solution, case: Case, outcome: CaseRes
             outcome.failures.append(Failure(
                 "constraint", f"constraint not met ({rule.description}): {why}", case.name,
                 detail={"rule": rule.description, "reason": why}))
+
+
+def _float64_lines(kernel: Any, args: tuple, report: Any) -> Any:
+    """For the TUI's roofline: the lines that promote float32 work to float64, when the launch did such work."""
+    if precision.float64_work(report) is None:
+        return None
+    return precision.float64_lines(kernel, args)
+
+
+def _keep_outputs(puzzle: Puzzle, case: Case, buffers: dict[str, Any], expected: dict[str, Any],
+                  outcome: CaseResult) -> None:
+    """Each output as the kernel left it against the spec's values, capped (``output_values``)."""
+    outcome.outputs = {name: output_values(name, buffers[name], expected[name], puzzle.rtol, puzzle.atol)
+                       for name in multidevice.case_outputs(puzzle, case) if name in buffers and name in expected}
 
 
 def _fault_failure(case: Case, step: Any, number: int, report: Any) -> Failure:

@@ -149,9 +149,11 @@ def _with_writes(mismatch: Mismatch, counts: Any) -> Mismatch:
                     mismatch.total, mismatch.unchanged, n)
 
 
-def _compare_one(name: str, got: np.ndarray, expected: Any, before: Any,
-                 rtol: float, atol: float) -> Mismatch | None:
-    is_float = np.issubdtype(got.dtype, np.floating) or np.issubdtype(got.dtype, np.complexfloating)
+def element_matches(name: str, got: np.ndarray, expected: Any, rtol: float = 0.0,
+                    atol: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """(the expected values as compared, a bool array: which elements of ``got`` match them), by the rules
+    above. Raises ``PuzzleBug`` when the spec's value cannot be compared with the buffer."""
+    is_float = _is_float(got)
     try:
         want = np.asarray(expected, dtype=got.dtype) if is_float else np.asarray(expected)
     except (TypeError, ValueError) as e:
@@ -163,7 +165,17 @@ def _compare_one(name: str, got: np.ndarray, expected: Any, before: Any,
             ok = np.isclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
     else:
         ok = got == want
-    ok = np.asarray(ok, dtype=bool)
+    return want, np.asarray(ok, dtype=bool)
+
+
+def _is_float(a: np.ndarray) -> bool:
+    return bool(np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.complexfloating))
+
+
+def _compare_one(name: str, got: np.ndarray, expected: Any, before: Any,
+                 rtol: float, atol: float) -> Mismatch | None:
+    is_float = _is_float(got)
+    want, ok = element_matches(name, got, expected, rtol, atol)
     if ok.all():
         return None
     bad = np.argwhere(~ok)

@@ -185,10 +185,11 @@ class GpuPuzzlesApp(App):
 
     # checking ---------------------------------------------------------------------------------------------------
 
-    def start_check(self, puzzle, text: str, path: Path) -> None:
-        """Check ``text`` (the editor's, as it is now) as ``puzzle``'s solution in ``path``."""
+    def start_check(self, puzzle, text: str, path: Path, seed: int | None = None) -> None:
+        """Check ``text`` (the editor's, as it is now) as ``puzzle``'s solution in ``path``; ``seed`` replays
+        the random cases of an earlier check (None: fresh ones)."""
         self.checking = puzzle.slug
-        self.runner.start(puzzle, text, Path(path))
+        self.runner.start(puzzle, text, Path(path), seed)
 
     def cancel_check(self) -> bool:
         """Abandon the running check (its result is dropped); False when none was running."""

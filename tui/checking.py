@@ -81,6 +81,7 @@ class CheckRun:
     puzzle: object
     text: str
     path: Path
+    seed: int | None = None        # the seed of the random cases (None: a fresh one)
     cancelled: bool = False
 
 
@@ -91,19 +92,25 @@ class CheckRunner:
     """
 
     def __init__(self, deliver: Callable[[CheckRun, object], None],
-                 check: Callable[[object, str, Path], object] = check_text):
+                 check: Callable[..., object] = check_text):
         self._deliver = deliver
-        self.check = check                     # (puzzle, text, path) -> CheckResult, run in the thread
+        self.check = check                     # (puzzle, text, path, seed=) -> CheckResult, run in the thread
         self._numbers = itertools.count(1)
         self._one_at_a_time = threading.Lock()
         self.current: CheckRun | None = None
+
+    def warm_up(self) -> None:
+        """Start the judge's worker now (it imports numba and gpusim in the background), so that the first
+        ctrl+r does not wait for it."""
+        if self.check is check_text:
+            shared_worker()
 
     @property
     def running(self) -> bool:
         return self.current is not None
 
-    def start(self, puzzle, text: str, path: Path) -> CheckRun:
-        run = CheckRun(next(self._numbers), puzzle, text, Path(path))
+    def start(self, puzzle, text: str, path: Path, seed: int | None = None) -> CheckRun:
+        run = CheckRun(next(self._numbers), puzzle, text, Path(path), seed)
         self.current = run
         threading.Thread(target=self._work, args=(run,), name=f"check-{run.number}", daemon=True).start()
         return run
@@ -125,7 +132,7 @@ class CheckRunner:
         with self._one_at_a_time:              # an abandoned check finishes before the next one starts
             if run.cancelled:
                 return
-            result = self.check(run.puzzle, run.text, run.path)
+            result = self.check(run.puzzle, run.text, run.path, seed=run.seed)
         if not run.cancelled:
             self._deliver(run, result)
 

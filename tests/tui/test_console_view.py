@@ -57,3 +57,80 @@ async def test_f8_shows_the_console_of_the_last_check(home):
         assert screen.side_tab == "console"
         assert "b0 t1 :7  i = 1" in plain(screen.query_one(ConsoleView).content)
         assert "f8 shows them" in plain(screen.results.content)
+
+
+def test_block_and_thread_are_as_short_as_the_launch():
+    from tui.widgets.console_view import coordinates
+
+    assert coordinates((3, 0, 0), (4, 1, 1)) == "3"
+    assert coordinates((3, 1, 0), (4, 2, 1)) == "(3,1)" and coordinates((0, 0, 2), (1, 1, 4)) == "(0,0,2)"
+    assert coordinates(5, (8, 1, 1)) == "5"
+
+
+def test_the_console_draws_at_most_its_cap_and_says_how_many_more():
+    from tui.widgets import console_view
+
+    result = printed_result()
+    report = result.cases[0].reports[0]
+    report.output = [Printed(0, t % 4, 7, f"line {t}") for t in range(console_view.MAX_LINES + 25)]
+    text = plain(console_renderable(result))
+    assert f"line {console_view.MAX_LINES - 1}" in text and f"line {console_view.MAX_LINES}\n" not in text
+    assert "… 25 more lines of later launches not shown" in text
+
+
+PRINTING_MAP = '''from numba import cuda
+
+
+@cuda.jit
+def map_kernel(out, a):
+    i = cuda.threadIdx.x
+    x = a[i]
+    print("i =", i, "a[i] =", x)
+    out[i] = x + 10
+'''
+
+
+def _gpusim_prints() -> bool:
+    import gpusim
+
+    return hasattr(gpusim, "PrintRecord")
+
+
+@pilot_test
+async def test_print_in_a_kernel_reaches_the_console_through_the_judge(home):
+    import pytest
+
+    if not _gpusim_prints():
+        pytest.skip("this gpusim has no print() in kernels")
+    from tui_helpers import run_check
+
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_puzzle(app, pilot, "map")
+        screen.editor.load_text(PRINTING_MAP)
+        await run_check(app, pilot)
+        assert screen.results.result.passed
+        assert "Your kernels printed" in plain(screen.results.content)
+        await pilot.press("f8")
+        text = plain(screen.query_one(ConsoleView).content, 200)
+        lines = [line.strip() for line in text.splitlines()]
+        first = lines.index("case worked example n=4 · launch 1 (map_kernel)")
+        # the worked example is a = [3, -1, 0.5, 7]; numba-cuda prints a float32 as %f
+        assert lines[first + 1:first + 5] == ["b0 t0 :8  i = 0 a[i] = 3.000000", "b0 t1 :8  i = 1 a[i] = -1.000000",
+                                              "b0 t2 :8  i = 2 a[i] = 0.500000", "b0 t3 :8  i = 3 a[i] = 7.000000"]
+
+
+def test_print_in_a_kernel_is_printed_by_the_command_line_check(home, tmp_path):
+    import subprocess
+    import sys
+
+    import pytest
+
+    if not _gpusim_prints():
+        pytest.skip("this gpusim has no print() in kernels")
+    path = tmp_path / "map.py"
+    path.write_text(PRINTING_MAP)
+    done = subprocess.run([sys.executable, "-m", "puzzles", "check", "map", "--file", str(path), "--seed", "3"],
+                          capture_output=True, text=True, timeout=300)
+    assert "Your kernels printed:" in done.stdout, done.stdout + done.stderr
+    assert "block (0, 0, 0) thread (2, 0, 0) (line 8): i = 2 a[i] = 0.500000" in done.stdout

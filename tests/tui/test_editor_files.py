@@ -53,14 +53,18 @@ async def test_an_outside_edit_is_loaded_when_the_editor_has_nothing_unsaved(hom
 
 
 @pilot_test
-async def test_an_outside_edit_is_offered_when_the_editor_has_unsaved_text(home):
+async def test_an_outside_edit_is_offered_when_the_editor_has_unsaved_text(home, monkeypatch):
+    import tui.screens.workspace as workspace_screen
+
+    monkeypatch.setattr(workspace_screen, "AUTOSAVE_DELAY", 60.0)   # however slow the machine, the outside
+    monkeypatch.setattr(workspace_screen, "AUTOSAVE_MAX", 60.0)     # write lands before the autosave
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_puzzle(app, pilot, "map")
         screen.editor.move_cursor((0, 0))
         await pilot.press(*"# mine")
         mine = screen.editor.text
-        screen._autosave_timer.stop()                 # the outside write lands before the autosave
+        screen._autosave_timer.stop()
         outside_write(screen.path, "# theirs\n")
         await wait_until(pilot, lambda: isinstance(app.screen, Confirm), timeout=5, what="the offer")
         assert screen.editor.text == mine              # nothing is replaced without asking
@@ -78,9 +82,9 @@ async def test_a_run_checks_the_editors_text_even_if_the_file_changes_meanwhile(
         screen = await open_puzzle(app, pilot, "map")
         screen.editor.load_text(REFERENCE.read_text())            # shown, not saved: the file is the starter
 
-        def check_after_an_outside_write(puzzle, text, path):
+        def check_after_an_outside_write(puzzle, text, path, seed=None):
             path.write_text("this is not python (\n")              # someone writes the file mid-check
-            return check_text(puzzle, text, path)
+            return check_text(puzzle, text, path, seed)
 
         app.runner.check = check_after_an_outside_write
         await run_check(app, pilot)

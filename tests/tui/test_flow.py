@@ -254,7 +254,7 @@ async def test_esc_stops_a_running_check_and_the_app_is_free_at_once(home):
         screen = await open_puzzle(app, pilot, "map")
         checked = []
 
-        def slow_check(puzzle, text, path):
+        def slow_check(puzzle, text, path, seed=None):
             release.wait(30)                                  # a check that takes its time
             checked.append(text)
             return CheckResult(puzzle=puzzle.slug, number=puzzle.number, file=str(path), passed=True, stars=2,

@@ -8,12 +8,17 @@ from numba import cuda, float32
 from tui_helpers import plain
 
 import gpusim
+from puzzles import registry, workspace
+from puzzles.checker import case_generator, check_source
+from puzzles.output_values import output_values
 from puzzles.results import CaseResult
 from tui.widgets.outputs_view import BAD, OutputsView
-from tui.widgets.phase_view import PhaseView
+from tui.widgets.phase_view import PhaseView, fmt_value
 from tui.widgets.thread_map import FAULT_STYLE, ThreadMap, block_style
 
 TPB = 8
+MAP = registry.get("map")
+MAP_OK = workspace.reference_path(MAP).read_text()
 
 
 def view_of(view_class, report, **state):
@@ -148,22 +153,39 @@ def test_read_by_lists_say_how_many_more_there_are():
     assert "block 0 thread 7 and 56 more threads" in text
 
 
-def test_expected_against_got_marks_every_differing_cell():
-    case = CaseResult(name="random n=8", status="fail")
-    case.outputs = {"out": np.array([1, 2, 3, 4, 5, 6, 7, 8], np.float32)}
-    case.expected = {"out": np.array([1, 2, 3, 40, 5, 6, 70, 8], np.float32)}
-
-    class Puzzle:
-        outputs, rtol, atol = ("out",), 0.0, 0.0
-
+def outputs_view(case) -> OutputsView:
     view = OutputsView()
-    view.case, view.puzzle, view.report = case, Puzzle(), object()
-    drawn = view.draw()
+    view.case, view.report = case, object()
+    return view
+
+
+def test_expected_against_got_marks_every_differing_cell():
+    """A real check of a map that adds 10 except at two elements: the judge hands back both arrays."""
+    wrong = MAP_OK.replace("out[i] = a[i] + 10", "out[i] = a[i] + 10 if i != 3 and i != 70 else a[i]")
+    assert wrong != MAP_OK
+    result = check_source(MAP, wrong, "/virtual/map.py", seed=11)
+    case = next(c for c in result.cases if c.name == "random n=256")
+    a = next(c for c in MAP.make_cases(case_generator(11)) if c.name == case.name).buffers["a"]
+    drawn = outputs_view(case).draw()
     text = plain(drawn, 130)
-    assert "2 of 8 elements differ" in text
-    assert "first difference: out[3]: got 4, expected 40" in text
+    assert "2 of 256 elements differ" in text
+    assert f"first difference: out[3]: got {fmt_value(a[3])}, expected {fmt_value(a[3] + np.float32(10))}" in text
     bad = sorted(drawn.plain[s.start:s.end].strip() for s in drawn.spans if s.style == BAD)
-    assert bad == ["4", "40", "7", "70"]                               # both cells, in both lines
+    assert bad == sorted([fmt_value(a[3]), fmt_value(a[3] + np.float32(10))])   # both lines of the one in view
+    rows = [line.split() for line in text.splitlines() if line.strip().startswith("[0]")]
+    assert rows and rows[0][1] == "got"                                # the row of element 0 is on screen
+
+
+def test_a_window_of_a_large_output_is_labelled_with_the_whole_arrays_indices():
+    want = np.arange(20_000, dtype=np.float32)
+    got = want.copy()
+    got[12_345] = -7
+    case = CaseResult(name="big", status="fail", outputs={"out": output_values("out", got, want)})
+    text = plain(outputs_view(case).draw(), 130)
+    assert "1 of 20000 elements differ" in text and "around the first difference" in text
+    assert "first difference: out[12345]: got -7, expected 12345" in text
+    row = next(line.split() for line in text.splitlines() if line.strip().startswith("[12345]"))
+    assert row[:3] == ["[12345]", "got", "-7"]
 
 
 def test_without_the_outputs_the_first_mismatch_is_shown():
@@ -173,7 +195,5 @@ def test_without_the_outputs_the_first_mismatch_is_shown():
     case.failures.append(Failure("mismatch", "wrong output", detail={"output": "out", "index": [2],
                                                                       "expected": 3.0, "got": 0.0,
                                                                       "count": 1, "total": 4}))
-    view = OutputsView()
-    view.case, view.puzzle, view.report = case, None, object()
-    text = plain(view.draw(), 130)
+    text = plain(outputs_view(case).draw(), 130)
     assert "out[2]: expected 3.0, got 0.0" in text and "1 of 4 elements differ" in text

@@ -36,7 +36,8 @@ On a narrow terminal one pane is shown at a time: the pane keys switch, and typi
 
 | key | does |
 |---|---|
-| ctrl+r | run every test case on the simulator (exactly the text in the editor) |
+| ctrl+r | run every test case on the simulator (exactly the text in the editor), on freshly drawn random cases |
+| ctrl+t | run again on the same cases as the last check (its seed, shown in the results) |
 | esc or ctrl+c | while a check runs: stop it |
 | ctrl+g | see the last run: threads, shared memory and its values by phase, coalescing, banks, roofline, outputs |
 | f5 | the editor |
@@ -55,11 +56,11 @@ On a narrow terminal one pane is shown at a time: the pane keys switch, and typi
 
 | key | does |
 |---|---|
-| 1 … 6 | threads → elements, shared memory by phase, coalescing, bank conflicts, roofline, outputs |
+| 1 … 6 | threads → elements, shared memory by phase, coalescing, bank conflicts, roofline, expected against got |
 | [ ] | previous / next launch (each test case runs one or more) |
-| ← → ↑ ↓ | move the cursor over the cells; (phases) ← → change the barrier phase |
+| ← → ↑ ↓ | move the cursor over the cells; (phases) ← → change the barrier phase; (outputs) scroll |
 | , . | (phases) move the cursor over the slots |
-| a  b  m | next array · next block · reads, writes or blocks |
+| a  b  m | next array (or output) · next block · reads, writes or blocks |
 | g | (roofline) next GPU |
 | esc | back to the editor |
 

@@ -52,7 +52,8 @@ class VisualiseScreen(Screen):
 
     def on_mount(self) -> None:
         self.title = f"Puzzle {self.puzzle.number}: {self.puzzle.title} · the last run"
-        self.launch_index = default_launch(self.launches) if self.launches else -1
+        self.query_one(RooflineView).puzzle = self.puzzle
+        self.launch_index = default_launch(self.launches, self.result.next_star) if self.launches else -1
         self.query_one("#threads").focus()
 
     def watch_launch_index(self, index: int) -> None:
@@ -62,13 +63,16 @@ class VisualiseScreen(Screen):
             return
         ref = self.launches[index]
         faults = getattr(ref.report, "faults", [])
-        bar.update(Text(f"{ref.title}" + (f"  ·  {type(faults[0]).__name__}" if faults else "")
-                        + ("   [ ] launches" if len(self.launches) > 1 else "")))
+        bar.update(Text(("[ ] " if len(self.launches) > 1 else "") + ref.title
+                        + (f"  ·  {type(faults[0]).__name__}" if faults else ""), no_wrap=True, overflow="ellipsis"))
         bar.set_class(bool(faults) or ref.case_status == "fail", "-failed")
+        case = self.result.cases[ref.case_number - 1]
+        lines = list(getattr(case, "float64_lines", None) or [])
+        self.query_one(RooflineView).float64_lines = lines[ref.launch_number - 1] if ref.launch_number <= len(lines) \
+            else None
         for _, _, cls in TABS:
             if cls is OutputsView:
-                case = self.result.cases[ref.case_number - 1]
-                self.query_one(OutputsView).show_case(case, self.puzzle, ref.report)
+                self.query_one(OutputsView).show_case(case, ref.report)
             else:
                 self.query_one(cls).show(ref.report)
 

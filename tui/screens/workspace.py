@@ -52,6 +52,7 @@ class WorkspaceScreen(Screen):
 
     BINDINGS = [
         Binding("ctrl+r", "run", "Run", priority=True),
+        Binding("ctrl+t", "run_same_seed", "Same cases", priority=True, show=False),
         Binding("ctrl+g", "visualise", "See run", priority=True),
         Binding("f2", "hint", "Hint", priority=True),
         Binding("f5", "pane('editor')", "Code", priority=True),
@@ -124,6 +125,7 @@ class WorkspaceScreen(Screen):
         return (self.query_one(TabbedContent).active or "").removesuffix("-tab")
 
     def on_mount(self) -> None:
+        self.app.runner.warm_up()                 # the first check then finds the judge ready
         self.narrow = self.app.size.width < WIDE
         self.title = f"Puzzle {self.puzzle.number}: {self.puzzle.title}"
         self.watch(self.editor, "dirty", self._editor_dirty)
@@ -287,21 +289,28 @@ class WorkspaceScreen(Screen):
 
     # running -------------------------------------------------------------------------------------------------
 
-    def action_run(self) -> None:
+    def action_run(self, seed: int | None = None) -> None:
         if self.running:
             self.notify("A check is already running (esc stops it).")
             return
         self.running = True
         # keys typed before ctrl+r may still wait in the editor's queue: take the text after them
-        self.editor.call_later(self._run_now)
+        self.editor.call_later(self._run_now, seed)
 
-    def _run_now(self) -> None:
+    def action_run_same_seed(self) -> None:
+        """Check again on the random cases of the last check (its seed), e.g. to see a fix on the same data."""
+        if self.result is None:
+            self.notify("No check to repeat yet: ctrl+r runs your file on fresh cases.")
+            return
+        self.action_run(self.result.seed)
+
+    def _run_now(self, seed: int | None = None) -> None:
         if not self.running:
             return                                # stopped before it started
         text = self.editor.text                   # exactly what the editor shows is what is checked
         if self.editor.dirty:
             self.save(quiet=True)
-        self.app.start_check(self.puzzle, text, self.path)
+        self.app.start_check(self.puzzle, text, self.path, seed)
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         if action == "cancel_check":

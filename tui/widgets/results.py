@@ -104,13 +104,19 @@ def result_renderable(result, file_name: str = "") -> Group:
         head.append(f"  {result.stars} of {result.max_stars} stars")
     else:
         failed = sum(1 for c in result.cases if c.status == "fail")
+        not_run = sum(1 for c in result.cases if c.status == "not run")
         head.append(" FAIL ", style="bold white on red")
         head.append(f"  {failed} of {len(result.cases)} test cases failed" if result.cases else "  nothing ran")
+        if not_run:
+            head.append(f", {not_run} not run (a case stopped the check)")
     parts.append(head)
     if result.next_star and (result.passed or result.stars < result.max_stars):
         parts.append(Text.assemble(("Next: ", "bold"), result.next_star))
     elif result.passed:
         parts.append(Text("Every star earned.", style="green"))
+    if result.cases:
+        parts.append(Text.assemble(("cases drawn with seed ", "dim"), (str(result.seed), "bold"),
+                                   (" · ctrl+t runs these same cases again", "dim")))
     in_cases = {id(f) for c in result.cases for f in c.failures}
     general = [f for f in result.failures if id(f) not in in_cases]
     if general:
@@ -169,7 +175,7 @@ def result_renderable(result, file_name: str = "") -> Group:
                           style="bold"))
     if any(c.reports for c in result.cases):
         parts.append(Text("\nctrl+g shows the run: threads, barrier phases and values, coalescing, banks, "
-                          "roofline, outputs.", style="dim"))
+                          "roofline, expected against got.", style="dim"))
     return Group(*parts)
 
 
