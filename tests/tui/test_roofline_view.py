@@ -32,6 +32,8 @@ def test_a_python_number_promoting_to_float64_is_explained():
     text = drawn(checked(MAP_OK), gpu_index=3)                             # the RTX 4090: fp64 is 1/64
     assert "4 of the 4 FLOPs ran in float64, though no array is float64" in text
     assert "`a[i] + 10`" in text and "1/64 of float32" in text
+    # memory-bound: the measured H200 run says float64 costs nothing there, and the view says so
+    assert "Here it costs no time: the kernel is memory-bound" in text and "54.4 µs" in text
     assert MAP_F32 != MAP_OK and "ran in float64" not in drawn(checked(MAP_F32))
 
 

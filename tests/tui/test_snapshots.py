@@ -83,7 +83,9 @@ class TestScreens:
                 app.screen.editor._line_cache.clear()
                 app.screen.editor.refresh()
             app.clear_notifications()          # toasts time out: keep them out of the picture
-            await pilot.pause()
+            await pilot.wait_for_scheduled_animations()
+            for _ in range(3):                 # a page reflows once its scrollbar is placed: let it settle
+                await pilot.pause(0.1)
 
         app = app_for(theme, with_result=screen not in ("home", "puzzle"), wrong=screen == "outputs")
         assert snap_compare(app, terminal_size=size, run_before=run_before)

@@ -79,12 +79,16 @@ class PageScroll(ScrollableContainer, can_focus=True):
     """Scrolls a page both ways: text wraps to the visible width, wider code blocks scroll sideways."""
 
     DEFAULT_CSS = """
-    PageScroll { overflow-x: auto; overflow-y: auto; }
+    PageScroll { overflow-x: auto; overflow-y: auto; scrollbar-gutter: stable; }
     PageScroll > Markdown { width: auto; min-width: 100%; }
     PageScroll MarkdownFence { width: auto; overflow-x: hidden; }
     """
 
     def on_resize(self) -> None:
+        self.call_after_refresh(self.fit)
+
+    def watch_show_vertical_scrollbar(self) -> None:
+        """The text's width is the width beside the scrollbar (its gutter is kept, so this is for safety)."""
         self.call_after_refresh(self.fit)
 
     def on_markdown_table_of_contents_updated(self, event: Markdown.TableOfContentsUpdated) -> None:
