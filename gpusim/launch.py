@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import sys
+import threading
 import time
 import weakref
 from typing import Any
 
 import numpy as np
 
-from .backends.lanes.codegen import Compiled, ModuleGen
+from .backends.lanes.codegen import Compiled, generate
+from .device import MAX_STATIC_SHARED, MAX_THREADS_PER_BLOCK
 from .faults import KernelError, KernelFault, LaunchError
-from .frontend.build import FrontEnd
+from .frontend.compiler import compile_module
+from .ir.types import BOOL, FLOAT64, INT64, UINT64, Array, Type, array_of, scalar
 from .observe.events import LaunchInfo
 from .report import LaunchReport
 from .runtime.core import Abort, Runtime
@@ -23,11 +26,11 @@ CHUNK_LANES = 1 << 16
 #: lane). A quarter of a million is far beyond any puzzle (FlashAttention's reference needs ~2,400) and ends
 #: a runaway loop in seconds.
 DEFAULT_MAX_STEPS = 250_000
-MAX_THREADS_PER_BLOCK = 1024
-MAX_STATIC_SHARED = 48 * 1024
+#: lines of ``print()`` output a launch keeps by default (``LaunchReport.output``)
+DEFAULT_MAX_OUTPUT_LINES = 1000
 
 _compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_frontend = FrontEnd()
+_compile_lock = threading.RLock()
 
 
 def _py_func(kernel: Any) -> Any:
@@ -37,17 +40,53 @@ def _py_func(kernel: Any) -> Any:
     return func
 
 
-def compile_kernel(kernel: Any, *, instrument: bool = True, arg_kinds: tuple = ()) -> Compiled:
-    """Compile a kernel (a function or a ``@cuda.jit`` dispatcher) to lane code, once per function and
-    argument kinds (like numba, gpusim specialises on the arguments: ``"param"`` for an array, ``False``
-    for a scalar; empty means every parameter is an array)."""
+def arg_type(value: Any, name: str) -> Type:
+    """The IR type of one launch argument, as numba's ``typeof`` gives it (``LaunchError`` if none)."""
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind not in "biuf" or not value.dtype.isnative:
+            raise LaunchError(f"argument {name!r} has dtype {value.dtype}; use numeric arrays")
+        return array_of(value)
+    if isinstance(value, (bool, np.bool_)):
+        return BOOL
+    if isinstance(value, int):
+        if -(1 << 63) <= value < (1 << 63):
+            return INT64
+        if 0 <= value < (1 << 64):
+            return UINT64  # numba types such an int as uint64
+        raise LaunchError(f"argument {name!r} is {value}, which does not fit in 64 bits")
+    if isinstance(value, float):
+        return FLOAT64
+    if isinstance(value, (np.integer, np.floating)):
+        return scalar(value.dtype)
+    if isinstance(value, complex):
+        raise LaunchError(f"argument {name!r}: complex numbers are not supported")
+    if hasattr(value, "copy_to_host"):
+        raise LaunchError(f"argument {name!r} is a device array; pass a NumPy array to the simulator")
+    raise LaunchError(f"argument {name!r} is a {type(value).__name__}; kernels take NumPy arrays and numbers")
+
+
+def compile_kernel(kernel: Any, *, instrument: bool = True, args: tuple | None = None,
+                   signature: tuple[Type, ...] | None = None) -> Compiled:
+    """Compile a kernel (a function or a ``@cuda.jit`` dispatcher) for the lanes back end, once per function,
+    argument types and ``instrument`` (like numba, gpusim specialises on the argument types: give example
+    ``args`` or their IR types as ``signature``; with neither, every parameter is a 1-D float64 array).
+    Thread-safe."""
     func = _py_func(kernel)
-    per_func = _compiled.setdefault(func, {})
-    key = (instrument, arg_kinds)
-    if key not in per_func:
-        ir = _frontend.build(func, is_kernel=True, param_varying=arg_kinds)
-        per_func[key] = ModuleGen(_frontend, instrument).build(ir)
-    return per_func[key]
+    if signature is None:
+        names = func.__code__.co_varnames[:func.__code__.co_argcount]
+        if args is None:
+            signature = tuple(Array(FLOAT64, 1, "C", "global") for _ in names)
+        else:
+            signature = tuple(arg_type(v, n) for v, n in zip(args, names))
+    key = (bool(instrument), tuple(signature))
+    with _compile_lock:
+        per_func = _compiled.get(func)
+        if per_func is None:
+            per_func = _compiled[func] = {}
+        comp = per_func.get(key)
+        if comp is None:
+            comp = per_func[key] = generate(compile_module(func, key[1]), key[0])
+    return comp
 
 
 def _dims(v: Any, what: str) -> tuple[int, int, int]:
@@ -65,20 +104,9 @@ def _dims(v: Any, what: str) -> tuple[int, int, int]:
     return out[0], out[1], out[2]
 
 
-def _scalar(v: Any, name: str) -> Any:
-    if isinstance(v, (bool, np.bool_)):
-        return bool(v)
-    if isinstance(v, int):
-        return np.int64(v)
-    if isinstance(v, float):
-        return np.float64(v)
-    if isinstance(v, (np.integer, np.floating)):
-        return v
-    if isinstance(v, complex):
-        raise LaunchError(f"argument {name!r}: complex numbers are not supported")
-    if hasattr(v, "copy_to_host"):
-        raise LaunchError(f"argument {name!r} is a device array; pass a NumPy array to the simulator")
-    raise LaunchError(f"argument {name!r} is a {type(v).__name__}; kernels take NumPy arrays and numbers")
+def _scalar(v: Any, t: Type) -> Any:
+    """A scalar argument as the NumPy scalar of its IR type."""
+    return t.dtype.type(v)
 
 
 def _instrumentation(trace: Any) -> list:
@@ -91,40 +119,42 @@ def _instrumentation(trace: Any) -> list:
 
 def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_mem: int = 0, *,
            instrument: bool = True, trace: Any = True, max_steps: int | None = None,
-           observers: list | None = None) -> LaunchReport:
+           observers: list | None = None, max_output_lines: int = DEFAULT_MAX_OUTPUT_LINES) -> LaunchReport:
     """Run ``kernel`` over ``grid`` x ``block`` threads on the CPU and report what happened.
 
     NumPy arrays in ``args`` are updated in place, like device memory. Faults are collected in the report,
-    never raised (``report.raise_for_faults()`` raises the first). Compile errors raise ``KernelCompileError``;
-    a malformed launch raises ``LaunchError``.
+    never raised (``report.raise_for_faults()`` raises the first). What the kernel prints is in
+    ``report.output`` (at most ``max_output_lines`` lines). Compile errors raise ``KernelCompileError``; a
+    malformed launch raises ``LaunchError``.
     """
     t0 = time.perf_counter()
     g = _dims(grid, "grid")
     b = _dims(block, "block")
     if b[0] * b[1] * b[2] > MAX_THREADS_PER_BLOCK:
         raise LaunchError(f"a block has at most {MAX_THREADS_PER_BLOCK} threads; {b} has {b[0] * b[1] * b[2]}")
-    if not isinstance(shared_mem, (int, np.integer)) or shared_mem < 0:
+    if not isinstance(shared_mem, (int, np.integer)) or isinstance(shared_mem, bool) or shared_mem < 0:
         raise LaunchError(f"shared_mem must be a non-negative number of bytes, not {shared_mem!r}")
+    if not isinstance(max_output_lines, (int, np.integer)) or max_output_lines < 0:
+        raise LaunchError(f"max_output_lines must be a non-negative int, not {max_output_lines!r}")
     func = _py_func(kernel)
     args = tuple(args)
-    arg_kinds = tuple("param" if isinstance(v, np.ndarray) else False for v in args)
     nparams = func.__code__.co_argcount
+    names = func.__code__.co_varnames[:nparams]
     if len(args) != nparams:
-        names = func.__code__.co_varnames[:nparams]
         raise LaunchError(f"kernel {func.__name__!r} takes {nparams} arguments "
                           f"({', '.join(names)}), {len(args)} given")
-    comp = compile_kernel(kernel, instrument=instrument, arg_kinds=arg_kinds)
-    ir = _frontend.build(func, is_kernel=True, param_varying=arg_kinds)
-    info = LaunchInfo(ir.name, ir.source.filename, g, b, int(shared_mem))
+    signature = tuple(arg_type(v, n) for v, n in zip(args, names))
+    for name, v in zip(names, args):
+        if isinstance(v, np.ndarray) and not v.flags.writeable:
+            raise LaunchError(f"argument {name!r} is read-only; pass a writable array")
+    comp = compile_kernel(func, instrument=instrument, signature=signature)
+    module = comp.module
+    info = LaunchInfo(comp.name, module.filename, g, b, int(shared_mem))
     handles: dict[int, ArrayHandle] = {}
     call_args = []
     address = 0x7000_0000
-    for name, v in zip(ir.params, args):
+    for name, v, t in zip(names, args, signature):
         if isinstance(v, np.ndarray):
-            if v.dtype.kind not in "biuf":
-                raise LaunchError(f"argument {name!r} has dtype {v.dtype}; use numeric arrays")
-            if not v.flags.writeable:
-                raise LaunchError(f"argument {name!r} is read-only; pass a writable array")
             h = handles.get(id(v))
             if h is None:
                 h = global_handle(len(handles) + 1, name, v, address, track=True)
@@ -132,10 +162,10 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
                 handles[id(v)] = h
             call_args.append(h)
         else:
-            call_args.append(_scalar(v, name))
+            call_args.append(_scalar(v, t))
     obs = list(observers or []) + (_instrumentation(trace) if instrument else [])
-    src = ir.source
-    rt = Runtime(info, src.line, ir.name, obs, max_steps or DEFAULT_MAX_STEPS, int(shared_mem), len(handles) + 1)
+    rt = Runtime(info, module.source_line, comp.name, obs, max_steps or DEFAULT_MAX_STEPS, int(shared_mem),
+                 len(handles) + 1, int(max_output_lines))
     global_infos = [h.info for h in handles.values()]
     for o in obs:
         o.start(info, global_infos)
@@ -155,6 +185,7 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
             except Exception as e:  # an error inside the kernel's own code
                 _record_error(rt, comp, e)
                 break
+        rt.flush_output()
     report = LaunchReport(info)
     report.faults = list(rt.faults.values())
     report.arrays = global_infos + [a for a in rt.arrays.values()]
@@ -163,10 +194,12 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     report.flops = {}
     for (op, dt), n in rt.flops.items():
         report.flops.setdefault(dt, {})[op] = report.flops.get(dt, {}).get(op, 0) + n
+    report.output = rt.output
+    report.output_dropped = rt.output_dropped
     if static > MAX_STATIC_SHARED:
         report.faults.append(KernelError(
             f"The kernel declares {static} bytes of static shared memory per block; a GPU allows "
-            f"{MAX_STATIC_SHARED} (48 KiB).", kernel=ir.name, filename=src.filename))
+            f"{MAX_STATIC_SHARED} (48 KiB).", kernel=comp.name, filename=module.filename))
     for o in obs:
         o.finish(report)
     report.seconds = time.perf_counter() - t0
@@ -202,6 +235,10 @@ class _Configured:
     def __call__(self, *args: Any) -> None:
         report = launch(self.kernel.py_func, self.grid, self.block, args, self.shared_mem)
         self.kernel.last_report = report
+        for rec in report.output:  # a kernel's print() reaches stdout, as on a GPU
+            print(rec.text)
+        if report.output_dropped:
+            print(f"({report.output_dropped} more lines printed by the kernel were not kept)", file=sys.stderr)
         report.raise_for_faults()
 
 

@@ -9,10 +9,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..device import WARP_SIZE
 from ..faults import DataRace, OutOfBounds, UninitializedRead
 from ..observe import races
 from ..observe.events import AccessEvent, ArrayInfo
 from .memory import ArrayHandle, apply_atomic, const_handle, local_handle, shared_handle
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """A read-only view of ``a`` (``a`` itself stays writable for the engine)."""
+    v = a.view()
+    v.flags.writeable = False
+    return v
 
 
 class MemoryAccess:
@@ -207,15 +215,24 @@ class MemoryAccess:
             if ids is None:
                 gt = self.b0 * self.T + lanes
                 blk = gt // self.T
-                ids = self._full_ids = (gt, blk, blk * self.NW + (gt % self.T) // 32)
+                ids = self._full_ids = tuple(_frozen(a) for a in (gt, blk, blk * self.NW + (gt % self.T) // WARP_SIZE))
             gt, blk, warp = ids
         else:
             gt = self.b0 * self.T + lanes
             blk = gt // self.T
-            warp = blk * self.NW + (gt % self.T) // 32
-        ev = AccessEvent(A.info, kind, int(line), gt, blk, warp, flat, self.phase_all[blk], uniform, op)
+            gt, blk, warp = _frozen(gt), _frozen(blk), _frozen(blk * self.NW + (gt % self.T) // WARP_SIZE)
+        # observers see read-only arrays: they cannot change what the kernel computes
+        ev = AccessEvent(A.info, kind, int(line), gt, blk, warp, _frozen(flat), _frozen(self.phase_all[blk]),
+                         uniform, op)
         for o in self.observers:
             o.on_access(ev)
+
+    def ld_uniform(self, A: ArrayHandle, m, idx, line):
+        """A load at an index the same for every lane (GRID): one NumPy scalar, even when it faulted."""
+        v = self.ld(A, m, idx, line)
+        if isinstance(v, np.ndarray):
+            return v[0] if v.ndim and v.size else A.dtype.type(0)
+        return v
 
     def ld(self, A: ArrayHandle, m, idx, line):
         if len(idx) == 1 and type(idx[0]) is tuple:  # a[t] with t a tuple variable
