@@ -18,10 +18,11 @@ from .faults import (
 )
 from .launch import Kernel, compile_kernel, jit, launch
 from .observe.events import AccessEvent, ArrayInfo, LaunchInfo, Observer
-from .report import LaunchReport
+from .report import LaunchReport, PrintRecord
 
 __all__ = [
     "AccessEvent", "ArrayInfo", "BarrierDivergence", "DataRace", "Kernel", "KernelCompileError", "KernelError",
     "KernelFault", "KernelSyntaxError", "KernelTimeout", "LaunchError", "LaunchInfo", "LaunchReport",
-    "Observer", "OutOfBounds", "UninitializedRead", "UnsupportedConstruct", "compile_kernel", "jit", "launch",
+    "Observer", "OutOfBounds", "PrintRecord", "UninitializedRead", "UnsupportedConstruct", "compile_kernel", "jit",
+    "launch",
 ]

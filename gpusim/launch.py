@@ -12,8 +12,9 @@ import numpy as np
 
 from .backends.lanes.codegen import Compiled, generate
 from .device import MAX_STATIC_SHARED, MAX_THREADS_PER_BLOCK
-from .faults import KernelError, KernelFault, LaunchError
+from .faults import KernelError, KernelFault, LaunchError, UnsupportedConstruct
 from .frontend.compiler import compile_module
+from .ir.nodes import Module
 from .ir.types import BOOL, FLOAT64, INT64, UINT64, Array, Type, array_of, scalar
 from .observe.events import LaunchInfo
 from .report import LaunchReport
@@ -85,7 +86,26 @@ def compile_kernel(kernel: Any, *, instrument: bool = True, args: tuple | None =
             per_func = _compiled[func] = {}
         comp = per_func.get(key)
         if comp is None:
-            comp = per_func[key] = generate(compile_module(func, key[1]), key[0])
+            try:
+                comp = generate(compile_module(func, key[1]), key[0])
+            except (RecursionError, MemoryError):
+                raise UnsupportedConstruct(
+                    f"kernel {func.__name__!r} is nested too deeply to compile (an expression or block of many "
+                    "hundreds of levels: split it with intermediate variables)",
+                    filename=func.__code__.co_filename, lineno=func.__code__.co_firstlineno) from None
+            per_func[key] = comp
+    return comp
+
+
+def _compiled_module(module: Module, instrument: bool) -> Compiled:
+    """The lanes back end's code for an already compiled IR module (cached with the module)."""
+    with _compile_lock:
+        per_module = _compiled.get(module)
+        if per_module is None:
+            per_module = _compiled[module] = {}
+        comp = per_module.get(instrument)
+        if comp is None:
+            comp = per_module[instrument] = generate(module, instrument)
     return comp
 
 
@@ -122,6 +142,9 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
            observers: list | None = None, max_output_lines: int = DEFAULT_MAX_OUTPUT_LINES) -> LaunchReport:
     """Run ``kernel`` over ``grid`` x ``block`` threads on the CPU and report what happened.
 
+    ``kernel`` is a function, a ``@cuda.jit`` dispatcher, or an IR ``Module`` from
+    ``gpusim.frontend.compile_module`` (self-contained: it runs where the kernel's module was never imported).
+
     NumPy arrays in ``args`` are updated in place, like device memory. Faults are collected in the report,
     never raised (``report.raise_for_faults()`` raises the first). What the kernel prints is in
     ``report.output`` (at most ``max_output_lines`` lines). Compile errors raise ``KernelCompileError``; a
@@ -136,18 +159,29 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         raise LaunchError(f"shared_mem must be a non-negative number of bytes, not {shared_mem!r}")
     if not isinstance(max_output_lines, (int, np.integer)) or max_output_lines < 0:
         raise LaunchError(f"max_output_lines must be a non-negative int, not {max_output_lines!r}")
-    func = _py_func(kernel)
     args = tuple(args)
-    nparams = func.__code__.co_argcount
-    names = func.__code__.co_varnames[:nparams]
-    if len(args) != nparams:
-        raise LaunchError(f"kernel {func.__name__!r} takes {nparams} arguments "
-                          f"({', '.join(names)}), {len(args)} given")
+    if isinstance(kernel, Module):  # compiled IR: run it for exactly its signature
+        entry = kernel.entry
+        names = tuple(p.name for p in entry.params)
+        kname = entry.py_name
+    else:
+        func = _py_func(kernel)
+        names = func.__code__.co_varnames[:func.__code__.co_argcount]
+        kname = func.__name__
+    if len(args) != len(names):
+        raise LaunchError(f"kernel {kname!r} takes {len(names)} arguments ({', '.join(names)}), {len(args)} given")
     signature = tuple(arg_type(v, n) for v, n in zip(args, names))
     for name, v in zip(names, args):
         if isinstance(v, np.ndarray) and not v.flags.writeable:
             raise LaunchError(f"argument {name!r} is read-only; pass a writable array")
-    comp = compile_kernel(func, instrument=instrument, signature=signature)
+    if isinstance(kernel, Module):
+        want = tuple(p.type for p in kernel.entry.params)
+        if signature != want:
+            got = ", ".join(str(t) for t in signature)
+            raise LaunchError(f"kernel {kname!r} was compiled for ({', '.join(str(t) for t in want)}), not ({got})")
+        comp = _compiled_module(kernel, instrument)
+    else:
+        comp = compile_kernel(func, instrument=instrument, signature=signature)
     module = comp.module
     info = LaunchInfo(comp.name, module.filename, g, b, int(shared_mem))
     handles: dict[int, ArrayHandle] = {}

@@ -57,7 +57,7 @@ CALL_SIGNATURES: dict[str, tuple[inspect.Signature, bool]] = {
     "atomic.compare_and_swap": (_signature("ary, old, val"), False),
 }
 _BUILTIN_ARITY = {"abs": (1, 1), "int": (1, 1), "float": (1, 1), "bool": (1, 1), "len": (1, 1), "round": (1, 2),
-                  "divmod": (2, 2), "min": (1, None), "max": (1, None)}
+                  "divmod": (2, 2), "min": (2, None), "max": (2, None)}
 
 
 class CallLowering:
@@ -402,8 +402,8 @@ class CallLowering:
             raise self.error(node, f"{name}() of one value (a sequence) is not supported in a kernel")
         if len(args) < lo or (hi is not None and len(args) > hi):
             want = f"{lo}" if lo == hi else f"{lo} or {hi}" if hi else f"at least {lo}"
-            raise self.error(node, f"{name}() takes {want} argument{'s' if (hi or 2) > 1 else ''}, {len(args)} given",
-                             KernelCompileError)
+            raise self.error(node, f"{name}() takes {want} argument{'s' if (hi or lo) > 1 else ''}, {len(args)} "
+                                   "given", KernelCompileError)
         if name == "len":
             t = args[0].type
             if isinstance(t, Array):

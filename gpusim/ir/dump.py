@@ -51,7 +51,7 @@ def expr(e: N.Expr) -> str:
     if isinstance(e, N.Select):
         return f"{sub(e.then)} if {sub(e.cond)} else {sub(e.orelse)}"
     if isinstance(e, N.Let):
-        return f"let {e.name} = {expr(e.value)} in {expr(e.body)}"
+        return f"let {e.name} = {expr(e.value)} in {sub(e.body)}"
     if isinstance(e, N.MakeTuple):
         return f"({expr(e.items[0])},)" if len(e.items) == 1 else f"({args(e.items)})"
     if isinstance(e, N.TupleItem):

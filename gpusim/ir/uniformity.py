@@ -195,7 +195,7 @@ class _Pass:
         fn = copy.deepcopy(self.module.functions[name])
         n = self.names.get(name, 0)
         if n:
-            fn.name = f"{name}@{''.join(str(lvl)[0] for lvl in levels)}"
+            fn.name = f"{name}@{''.join(lvl.name[0] for lvl in levels)}"
         a = _FunctionAnalysis(self, fn, levels)
         a.run()
         self.names[name] = n + 1

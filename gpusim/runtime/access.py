@@ -47,7 +47,8 @@ class MemoryAccess:
             if h is None:
                 h = shared_handle(aid, name, (n,), dtype, self.nb, 0, self.dyn_buffer)
                 for k2, h2 in self.shared.items():  # an alias with the same element size: one shadow
-                    if k2[0] == "dyn" and h2.dtype.itemsize == dtype.itemsize and h.shadow is not None:
+                    if isinstance(k2, tuple) and k2[0] == "dyn" and h2.dtype.itemsize == dtype.itemsize \
+                            and h.shadow is not None:
                         h.shadow = h2.shadow
                         break
                 self.shared[key] = h
