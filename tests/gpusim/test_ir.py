@@ -381,7 +381,7 @@ def merges(a, out):
     if a[i] > 0:
         x = a[i]
     acc = 0
-    for k in range(3):
+    for _k in range(3):
         acc += a[i] * 0.5
     out[i] = x + acc
 
@@ -401,7 +401,7 @@ def test_types_merge_where_control_flow_joins_with_explicit_casts():
                 x = float64(x)  # float64, lane
             acc = 0  # int64, lane
             acc = float64(acc)  # float64, lane
-            for k in range(0, 3, 1):  # k: int64, grid; loop grid; trip 3
+            for _k in range(0, 3, 1):  # _k: int64, grid; loop grid; trip 3
                 acc = fma(float64(a[i]), 0.5, acc)  # float64, lane
             out[i] = float32(x + acc)
         """)
@@ -438,21 +438,25 @@ def test_every_expression_has_a_type_a_level_and_a_line(kernel, args):
                         assert e.type != NONE, e
 
 
+TABLE_OF_THREE = np.array([5.0, 7.0, 11.0])
+
+
+@cuda.jit
+def scaled(a, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a[i] * TABLE_OF_THREE[i % 3] + clamp(i, 1, 6)
+
+
 def test_the_module_is_plain_data_that_runs_where_the_kernel_was_never_imported(tmp_path):
-    table = np.array([5.0, 7.0, 11.0])
-
-    @cuda.jit
-    def scaled(a, out):
-        i = cuda.grid(1)
-        if i < out.size:
-            out[i] = a[i] * TABLE_OF_THREE[i % 3] + clamp(i, 1, 6)
-
-    scaled.py_func.__globals__["TABLE_OF_THREE"] = table
     a = np.arange(10, dtype=np.float64)
     module = compile_module(scaled, signature(a, a))
-    table[:] = -1  # the module froze the array when it was compiled, as numba does
-    blob = tmp_path / "module.pickle"
-    blob.write_bytes(pickle.dumps(module))
+    TABLE_OF_THREE[:] = -1  # the module froze the array when it was compiled, as numba does
+    try:
+        blob = tmp_path / "module.pickle"
+        blob.write_bytes(pickle.dumps(module))
+    finally:
+        TABLE_OF_THREE[:] = [5.0, 7.0, 11.0]
     script = textwrap.dedent(f"""
         import pickle, sys
         import numpy as np
