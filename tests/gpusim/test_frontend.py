@@ -280,7 +280,7 @@ REJECTED = [
 
 
 @pytest.mark.parametrize("construct, stmt, needle", REJECTED, ids=[r[0] for r in REJECTED])
-def test_constructs_outside_the_subset_are_named_with_file_and_line(tmp_path, construct, stmt, needle):
+def test_constructs_outside_the_subset_are_named_with_file_and_line(tmp_path, no_back_end, construct, stmt, needle):
     mod = load(tmp_path, f"from numba import cuda\n\n\ndef k(out):\n    i = cuda.grid(1)\n    {stmt}\n    out[i] = 1\n")
     with pytest.raises(KernelCompileError) as e:
         run(mod.k, 1, 4, np.zeros(4, np.int64))
