@@ -62,6 +62,13 @@ class LaunchReport:
     def faults_of(self, cls: type) -> list[KernelFault]:
         return [f for f in self.faults if isinstance(f, cls)]
 
+    def worst_bank_request(self):
+        """The recorded shared-memory request whose busiest bank serves the most distinct words, bank by bank
+        (``gpusim.observe.banks.BankRequest``), or None without a trace or shared loads and stores."""
+        from .observe.banks import worst_request
+
+        return worst_request(self.trace) if self.trace is not None else None
+
     def estimate(self, gpu: str = "H100 SXM"):
         """Roofline estimate of this launch's time on a named GPU (see ``gpusim.roofline``)."""
         from .roofline import estimate
