@@ -80,6 +80,7 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         self.flops: dict[tuple[str, str], int] = {}
         self.steps = 0
         self._mask_cache: tuple[object, np.ndarray] | None = None
+        self._geometry: dict[int, dict[str, np.ndarray]] = {}
         self.init_output(max_output_lines)
 
     # -- chunks ---------------------------------------------------------------------------------------
@@ -88,32 +89,37 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         T = self.T
         N = nb * T
         self.b0, self.nb, self.N = b0, nb, N
-        lane = np.arange(N, dtype=np.int64)
-        t = lane % T
-        blk = b0 + lane // T
-        bx, by, _ = self.info.block
+        geom = self._geometry.get(nb)
+        if geom is None:  # what depends only on the chunk's size: the same for every full chunk
+            lane = np.arange(N, dtype=np.int64)
+            t = lane % T
+            bx, by, _ = self.info.block
+            # numba types threadIdx/blockIdx/blockDim/gridDim/laneid/warpsize as int32 (checked on the GPU)
+            i32 = np.int32
+            laneid = (t % WARP_SIZE).astype(i32)
+            warp_in_block = t // WARP_SIZE
+            geom = {
+                "tx": (t % bx).astype(i32), "ty": ((t // bx) % by).astype(i32), "tz": (t // (bx * by)).astype(i32),
+                "laneid": laneid, "lane_block": lane // T, "lane_warp_in_block": warp_in_block,
+                "lanemask_lt": ((np.uint64(1) << laneid.astype(np.uint64)) - np.uint64(1)).astype(np.uint32),
+                "all_lanes": np.ones(N, bool), "no_lanes": np.zeros(N, bool), "warp_base": lane - laneid,
+                "warp_size_of": np.minimum(WARP_SIZE, T - warp_in_block * WARP_SIZE),
+            }
+            for v in geom.values():
+                v.flags.writeable = False  # shared by every chunk of this size: nothing may change them
+            self._geometry = {nb: geom}
+        self.__dict__.update(geom)
         gx, gy, _ = self.info.grid
-        # numba types threadIdx/blockIdx/blockDim/gridDim/laneid/warpsize as int32 (checked on the GPU)
+        blk = b0 + self.lane_block
         i32 = np.int32
-        self.tx, self.ty, self.tz = ((t % bx).astype(i32), ((t // bx) % by).astype(i32),
-                                     (t // (bx * by)).astype(i32))
         self.bx, self.by, self.bz = ((blk % gx).astype(i32), ((blk // gx) % gy).astype(i32),
                                      (blk // (gx * gy)).astype(i32))
-        self.laneid = (t % WARP_SIZE).astype(i32)
-        self.lane_block = lane // T
-        self.lane_warp_in_block = t // WARP_SIZE
-        self.lanemask_lt = ((np.uint64(1) << self.laneid.astype(np.uint64)) - np.uint64(1)).astype(np.uint32)
-        self.all_lanes = np.ones(N, bool)
-        self.no_lanes = np.zeros(N, bool)
         self.exited = self.no_lanes
         self.shared: dict[int, ArrayHandle] = {}
         self.dyn_buffer = None
         self.steps = 0
         self._mask_cache = None
         self._full_ids = None
-        # warp geometry for votes/shuffles: lane -> index of its warp's first lane
-        self.warp_base = lane - self.laneid
-        self.warp_size_of = np.minimum(WARP_SIZE, T - self.lane_warp_in_block * WARP_SIZE)
 
     # -- helpers used by generated code ---------------------------------------------------------------
     def active(self, m) -> np.ndarray:

@@ -67,6 +67,9 @@ class FunctionGen(ExpressionGen):
         self.indent = 1
         self.n = 0
         self.cur_line = fn.line
+        self.hoisted: dict[tuple[str, str], str] = {}
+        self.registers = self.register_copies(fn)
+        self.prologue: list[tuple[str, int]] = []
         self.masked_return = any(isinstance(s, N.Return) and s.uni > Uni.GRID for s in walk_stmts(fn.body))
 
     # -- helpers --------------------------------------------------------------------------------------
@@ -91,6 +94,19 @@ class FunctionGen(ExpressionGen):
     def level(self, name: str) -> Uni:
         return self.fn.var_uni.get(name, Uni.GRID)
 
+    @staticmethod
+    def register_copies(fn: N.Function) -> dict[str, N.Special]:
+        """Locals assigned once, at the top of the function, from a special register (``tx = threadIdx.x``):
+        reading one is reading the register."""
+        counts: dict[str, int] = {p.name: 1 for p in fn.params}
+        for s in walk_stmts(fn.body):
+            if isinstance(s, N.Assign):
+                counts[s.target] = counts.get(s.target, 0) + 1
+            elif isinstance(s, N.ForRange):
+                counts[s.var] = counts.get(s.var, 0) + 2
+        return {s.target: s.value for s in fn.body
+                if isinstance(s, N.Assign) and isinstance(s.value, N.Special) and counts[s.target] == 1}
+
     # -- function -------------------------------------------------------------------------------------
     def generate(self) -> None:
         fn = self.fn
@@ -111,7 +127,9 @@ class FunctionGen(ExpressionGen):
         for name in sorted(fn.var_uni):
             if name not in names and fn.var_uni[name] > Uni.GRID:
                 self.emit(f"{self.var(name)} = None")
+        start = len(self.out)
         self.block(fn.body, Ctx("_m0", False, None))
+        self.out[start:start] = self.prologue
         if not fn.is_kernel:
             self.emit("return _rv")
 

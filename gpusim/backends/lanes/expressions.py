@@ -182,6 +182,22 @@ class ExpressionGen:
 
     # -- values ---------------------------------------------------------------------------------------------
     def cast(self, e: N.Cast, ctx: Ctx) -> str:
+        reg = e.value
+        if isinstance(reg, N.Var) and reg.name in self.registers:
+            reg = self.registers[reg.name]
+        if isinstance(reg, N.Special):  # a register converted: the same all chunk long, computed once
+            e = N.Cast(reg, type=e.type, line=e.line)
+            key = (reg.name, e.type.name)
+            name = self.hoisted.get(key)
+            if name is None:
+                name = self.hoisted[key] = f"_h{len(self.hoisted)}"
+                saved, self.out = self.out, []
+                self.prologue.append((f"    {name} = {self.cast_code(e, ctx)}", self.fn.line))
+                self.out = saved
+            return name
+        return self.cast_code(e, ctx)
+
+    def cast_code(self, e: N.Cast, ctx: Ctx) -> str:
         x = self.expr(e.value, ctx)
         src, dst = e.value.type, e.type
         if isinstance(dst, Scalar) and dst.is_bool:
