@@ -79,33 +79,29 @@ def compile_kernel(kernel: Any, *, instrument: bool = True, args: tuple | None =
             signature = tuple(Array(FLOAT64, 1, "C", "global") for _ in names)
         else:
             signature = tuple(arg_type(v, n) for v, n in zip(args, names))
-    key = (bool(instrument), tuple(signature))
-    with _compile_lock:
-        per_func = _compiled.get(func)
-        if per_func is None:
-            per_func = _compiled[func] = {}
-        comp = per_func.get(key)
-        if comp is None:
-            try:
-                comp = generate(compile_module(func, key[1]), key[0])
-            except (RecursionError, MemoryError):
-                raise UnsupportedConstruct(
-                    f"kernel {func.__name__!r} is nested too deeply to compile (an expression or block of many "
-                    "hundreds of levels: split it with intermediate variables)",
-                    filename=func.__code__.co_filename, lineno=func.__code__.co_firstlineno) from None
-            per_func[key] = comp
-    return comp
+    return _cached(func, (bool(instrument), tuple(signature)), lambda: _compile(func, tuple(signature), instrument))
 
 
-def _compiled_module(module: Module, instrument: bool) -> Compiled:
-    """The lanes back end's code for an already compiled IR module (cached with the module)."""
+def _compile(func: Any, signature: tuple[Type, ...], instrument: bool) -> Compiled:
+    try:
+        return generate(compile_module(func, signature), bool(instrument))
+    except (RecursionError, MemoryError, SyntaxError):  # Python's own limits, on the source or the generated code
+        raise UnsupportedConstruct(
+            f"kernel {func.__name__!r} is nested too deeply to compile (an expression or block of many hundreds "
+            "of levels: split it with intermediate variables)",
+            filename=func.__code__.co_filename, lineno=func.__code__.co_firstlineno) from None
+
+
+def _cached(owner: Any, key: Any, build) -> Compiled:
+    """The compiled code cached for ``owner`` (a function or an IR module) under ``key``; built once, even by
+    threads asking at the same time."""
     with _compile_lock:
-        per_module = _compiled.get(module)
-        if per_module is None:
-            per_module = _compiled[module] = {}
-        comp = per_module.get(instrument)
+        per_owner = _compiled.get(owner)
+        if per_owner is None:
+            per_owner = _compiled[owner] = {}
+        comp = per_owner.get(key)
         if comp is None:
-            comp = per_module[instrument] = generate(module, instrument)
+            comp = per_owner[key] = build()
     return comp
 
 
@@ -179,7 +175,7 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         if signature != want:
             got = ", ".join(str(t) for t in signature)
             raise LaunchError(f"kernel {kname!r} was compiled for ({', '.join(str(t) for t in want)}), not ({got})")
-        comp = _compiled_module(kernel, instrument)
+        comp = _cached(kernel, bool(instrument), lambda: generate(kernel, bool(instrument)))
     else:
         comp = compile_kernel(func, instrument=instrument, signature=signature)
     module = comp.module

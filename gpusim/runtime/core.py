@@ -50,6 +50,16 @@ def fma_narrow(a, b, c, dtype: np.dtype):
     return r.astype(dtype) if isinstance(r, np.ndarray) else dtype.type(r)
 
 
+def _squaring(a, e, t, vec: bool):
+    """``a ** e`` for ``e >= 0`` by repeated squaring, every product rounded (or wrapped) in the type ``t``."""
+    r = np.ones(np.broadcast(a, e).shape, t) if vec else t(1)
+    while np.any(e != 0):
+        r = np.where(e & 1, r * a, r) if vec else (r * a if e & 1 else r)
+        e = e >> 1
+        a = a * a
+    return r
+
+
 class Abort(Exception):
     """Stops a launch after a fatal fault (a timeout); the fault is already recorded."""
 
@@ -179,15 +189,8 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         exponent gives 0, except for a base of 1 or -1 (and 0, which gives the type's minimum)."""
         t = np.asarray(a).dtype.type
         vec = isinstance(a, np.ndarray) or isinstance(b, np.ndarray)
-        a = np.asarray(a) if vec else a
         neg = b < 0
-        e = np.where(neg, -b, b) if vec else (-b if neg else b)
-        r = np.ones(np.broadcast(a, e).shape, t) if vec else t(1)
-        base = a
-        while np.any(e != 0):
-            r = np.where(e & 1, r * base, r) if vec else (r * base if e & 1 else r)
-            e = e >> 1
-            base = base * base
+        r = _squaring(np.asarray(a) if vec else a, np.where(neg, -b, b) if vec else (-b if neg else b), t, vec)
         if np.any(neg):
             special = np.where(a == 1, t(1), np.where(a == -1, r, np.where(a == 0, np.iinfo(t).min, t(0))))
             r = np.where(neg, special, r) if vec else t(special)
@@ -203,13 +206,8 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         e = np.where(neg, -np.asarray(n, np.int64), n) if vec else (-int(n) if neg else int(n))
         if not vec and e > 0x10000:  # numba's cutoff: the generic power function
             r = t(np.power(np.float64(a), np.float64(e)))
-            return t(1) / r if neg else r
-        r = np.ones(np.broadcast(a, e).shape, t) if vec else t(1)
-        base = a
-        while np.any(e != 0):
-            r = np.where(e & 1, r * base, r) if vec else (r * base if e & 1 else r)
-            e = e >> 1
-            base = base * base
+        else:
+            r = _squaring(a, e, t, vec)
         if np.any(neg):
             r = np.where(neg, t(1) / r, r) if vec else t(1) / r
         return r

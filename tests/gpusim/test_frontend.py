@@ -6,16 +6,14 @@ from there, so their source is real and ``inspect`` reads it as it would a playe
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-import textwrap
 from pathlib import Path
 
 import numba
 import numpy as np
 import pytest
 from numba import cuda
-from simkit import run, run_clean
+from simkit import load_module, run, run_clean
 
 import gpusim
 from gpusim import KernelCompileError, KernelSyntaxError, UnsupportedConstruct
@@ -25,13 +23,7 @@ _counter = itertools.count()
 
 def load(tmp_path: Path, source: str):
     """Write ``source`` to a fresh module file and import it."""
-    name = f"gpusim_fe_case_{next(_counter)}"
-    path = tmp_path / f"{name}.py"
-    path.write_text(textwrap.dedent(source))
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_module(tmp_path, source)
 
 
 def line_in(path: str, needle: str) -> int:

@@ -8,31 +8,20 @@ rejection is raised by the front end before any back end code runs.
 
 from __future__ import annotations
 
-import importlib.util
-import itertools
 import math
-import textwrap
 import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
-from simkit import one_fault, run, run_clean
+from simkit import load_module, one_fault, run, run_clean
 
 import gpusim
 from gpusim import KernelCompileError, KernelError, LaunchError, OutOfBounds
 
-_counter = itertools.count()
-
 
 def load(tmp_path: Path, source: str):
-    name = f"gpusim_fe_err_{next(_counter)}"
-    path = tmp_path / f"{name}.py"
-    path.write_text(textwrap.dedent(source))
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_module(tmp_path, source)
 
 
 HEAD = "import math\nimport numba\nfrom numba import cuda\n\n\ndef k(out, f, h):\n    i = cuda.grid(1)\n"
