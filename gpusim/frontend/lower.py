@@ -22,8 +22,8 @@ from ..ir.types import INT64, NONE, Array, Scalar, Tuple, Type
 from . import typing as ty
 from .calls import CallLowering
 from .expressions import ExprLowering, TypeConflict
-from .names import CONSTRUCT_NAMES
 from .source import Source
+from .subset import assigned_names, check_subset, error
 
 if TYPE_CHECKING:
     from .compiler import Builder
@@ -35,44 +35,6 @@ MAX_LOOP_ROUNDS = 12
 class LoopContext:
     break_envs: list[dict[str, Type]] = field(default_factory=list)
     continue_envs: list[dict[str, Type]] = field(default_factory=list)
-
-
-def assigned_names(tree: ast.FunctionDef) -> set[str]:
-    names = {a.arg for a in tree.args.args}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-    return names
-
-
-ALLOWED_STMTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.If, ast.For, ast.While, ast.Break, ast.Continue,
-                 ast.Return, ast.Expr, ast.Pass)
-
-
-def check_subset(src: Source, tree: ast.FunctionDef) -> None:
-    """Reject constructs no kernel may contain, wherever they are (before anything is typed)."""
-    for node in ast.walk(tree):
-        if node is tree:
-            continue
-        if type(node) in CONSTRUCT_NAMES:
-            raise error(src, node, f"{CONSTRUCT_NAMES[type(node)]} cannot be used in a kernel")
-        if isinstance(node, ast.stmt) and not isinstance(node, ALLOWED_STMTS):
-            raise error(src, node, f"the statement {type(node).__name__} is not supported in a kernel")
-        if isinstance(node, (ast.For, ast.While)) and node.orelse:
-            raise error(src, node, f"{'for' if isinstance(node, ast.For) else 'while'}/else is not supported "
-                                   "in a kernel")
-        if isinstance(node, ast.Compare) and any(isinstance(o, (ast.In, ast.NotIn, ast.Is, ast.IsNot))
-                                                 for o in node.ops):
-            raise error(src, node, "`in` and `is` comparisons are not supported in a kernel")
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-            raise error(src, node, "the @ operator is not supported in a kernel")
-        if isinstance(node, ast.Assign) and len(node.targets) != 1:
-            raise error(src, node, "chained assignment (a = b = c) is not supported in a kernel")
-
-
-def error(src: Source, node: ast.AST | int, message: str, cls: type = UnsupportedConstruct) -> KernelCompileError:
-    lineno = node if isinstance(node, int) else getattr(node, "lineno", 0)
-    return cls(message, filename=src.filename, lineno=lineno, source_line=src.line(lineno))
 
 
 class FunctionLowering(ExprLowering, CallLowering):
@@ -239,8 +201,7 @@ class FunctionLowering(ExprLowering, CallLowering):
             return []  # a string statement is a comment
         if isinstance(v, ast.Call):
             return self.call_stmt(v)
-        pre: list[N.Stmt] = []
-        return pre + [N.ExprStmt(self.expr(v), line=s.lineno)]
+        return [N.ExprStmt(self.expr(v), line=s.lineno)]
 
     # assignments ----------------------------------------------------------------------------------------
     def assign(self, target: ast.AST, value: ast.AST, line: int) -> list[N.Stmt]:
@@ -463,8 +424,6 @@ class FunctionLowering(ExprLowering, CallLowering):
         pre.extend(self.entry_casts(env0, header, s.lineno))
         loop = N.ForRange(var, bounds[0], bounds[1], bounds[2], body, trip, line=s.lineno)
         self.env, self.live = header, True
-        if var not in env0:  # after a loop that never ran, the variable is unbound (numba: undefined)
-            pass
         return pre + [loop]
 
     def assigned_in(self, s: ast.AST) -> set[str]:
