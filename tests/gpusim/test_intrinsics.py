@@ -533,3 +533,50 @@ def test_float_division_by_zero_is_inf_or_nan_not_a_fault():
     out = np.zeros(3)
     run_clean(float_division, 1, 3, x, y, out)
     assert out[0] == np.inf and out[1] == -np.inf and np.isnan(out[2])
+
+
+# ---------------------------------------------------------------------------------------------- numba's lowering
+
+
+@cuda.jit
+def lowering(x, n, u, out):
+    i = cuda.grid(1)
+    out[i, 0] = x[i] ** 3                 # float32 ** int: repeated squaring in float32
+    out[i, 1] = n[i] ** -1                # int ** negative int: 0 but for 1 and -1
+    out[i, 2] = ~u[i]                     # ~uint8 in 8 bits, then widened
+    out[i, 3] = numba.int8(x[i] * 1e6)    # float -> int saturates
+    out[i, 4] = cuda.selp(n[i] > 0, numba.float64(n[i]), 0.5)
+    out[i, 5] = cuda.cbrt(numba.float64(n[i]))
+
+
+def test_arithmetic_follows_numba_cudas_lowering():
+    x = np.array([1.1, -3.7, 0.3, 2.0], np.float32)
+    n = np.array([1, -1, 2, 27], np.int64)
+    u = np.array([0, 1, 200, 255], np.uint8)
+    out = np.zeros((4, 6))
+    run_clean(lowering, 1, 4, x, n, u, out)
+    # numba squares and multiplies in float32: x**3 is x * (x*x), each product rounded to float32
+    assert out[:, 0].tolist() == [float(v * (v * v)) for v in x]
+    assert out[:, 1].tolist() == [1, -1, 0, 0]
+    assert out[:, 2].tolist() == [255, 254, 55, 0]
+    assert out[:, 3].tolist() == [127, -128, 127, 127]
+    assert out[:, 4].tolist() == [1.0, 0.5, 2.0, 27.0]
+    assert out[:, 5].tolist() == pytest.approx([1.0, -1.0, 2 ** (1 / 3), 3.0])
+
+
+@cuda.jit
+def nan_atomics(arr, vals):
+    i = cuda.grid(1)
+    cuda.atomic.max(arr, 0, vals[i])
+    cuda.atomic.nanmax(arr, 1, vals[i])
+    cuda.atomic.min(arr, 2, vals[i])
+    cuda.atomic.nanmin(arr, 3, vals[i])
+
+
+def test_atomic_max_keeps_a_stored_nan_and_nanmax_replaces_it():
+    # numba-cuda's atomic max/min return early when the stored value or the new one is NaN; nanmax/nanmin only
+    # skip a NaN value (cudadrv/nvvm.py's ir_numba_atomic_minmax)
+    arr = np.full(4, np.nan)
+    vals = np.array([3.0, np.nan, -2.0, 7.0])
+    run_clean(nan_atomics, 1, 4, arr, vals)
+    assert np.isnan(arr[0]) and arr[1] == 7.0 and np.isnan(arr[2]) and arr[3] == -2.0
