@@ -122,27 +122,29 @@ class FunctionLowering(ExprLowering, CallLowering):
             out.extend(self.stmt(s))
         return out
 
-    def merge(self, paths: list[tuple[dict[str, Type], list[N.Stmt]]], line: int,
-              base: dict[str, Type] | None = None) -> dict[str, Type]:
+    @staticmethod
+    def join_type(old: Type, new: Type, line: int) -> Type:
+        """The type of a local reaching one point with ``old`` on some paths and ``new`` on another."""
+        if old == new or isinstance(old, TypeConflict):
+            return old
+        u = ty.unify(old, new)
+        return u if u is not None else TypeConflict(old, new, line)
+
+    def casts(self, env: dict[str, Type], target: dict[str, Type], line: int) -> list[N.Stmt]:
+        """Assignments converting the locals of ``env`` to their types in ``target`` (where they differ)."""
+        return [N.Assign(n, self.cast(N.Var(n, type=t, line=line), target[n]), line=line)
+                for n, t in env.items()
+                if n in target and target[n] != t and not isinstance(target[n], TypeConflict)]
+
+    def merge(self, paths: list[tuple[dict[str, Type], list[N.Stmt]]], line: int) -> dict[str, Type]:
         """Unify the locals' types over ``paths`` (each an environment and the statement list that ends in
         it), appending casts to the lists; returns the merged environment."""
         merged: dict[str, Type] = {}
         for env, _ in paths:
             for name, t in env.items():
-                if name not in merged:
-                    merged[name] = t
-                elif merged[name] != t:
-                    u = ty.unify(merged[name], t) if not isinstance(merged[name], TypeConflict) else None
-                    merged[name] = u if u is not None else TypeConflict(merged[name], t, line)
-        if base is not None:
-            for name, t in base.items():
-                if name in merged and merged[name] != t and not isinstance(merged[name], TypeConflict):
-                    u = ty.unify(merged[name], t)
-                    merged[name] = u if u is not None else TypeConflict(merged[name], t, line)
+                merged[name] = self.join_type(merged[name], t, line) if name in merged else t
         for env, stmts in paths:
-            casts = [N.Assign(name, self.cast(N.Var(name, type=t, line=line), merged[name]), line=line)
-                     for name, t in env.items()
-                     if merged.get(name) != t and not isinstance(merged.get(name), TypeConflict)]
+            casts = self.casts(env, merged, line)
             if casts:
                 if stmts and isinstance(stmts[-1], (N.Break, N.Continue)):
                     stmts[-1:-1] = casts
@@ -336,11 +338,7 @@ class FunctionLowering(ExprLowering, CallLowering):
             new = dict(header)
             for env in ends:
                 for name, t in env.items():
-                    if name not in new:
-                        new[name] = t
-                    elif new[name] != t and not isinstance(new[name], TypeConflict):
-                        u = ty.unify(new[name], t)
-                        new[name] = u if u is not None else TypeConflict(new[name], t, line)
+                    new[name] = self.join_type(new[name], t, line) if name in new else t
             if new == header:
                 return head, body, header, ctx
             header = new
@@ -351,21 +349,14 @@ class FunctionLowering(ExprLowering, CallLowering):
         ends = [(self.env, body)] if self.live else []
         self.fix_jumps(body, header, line)
         for env, stmts in ends:
-            casts = [N.Assign(n, self.cast(N.Var(n, type=t, line=line), header[n]), line=line)
-                     for n, t in env.items() if n in header and header[n] != t
-                     and not isinstance(header[n], TypeConflict)]
-            stmts.extend(casts)
+            stmts.extend(self.casts(env, header, line))
 
     def fix_jumps(self, stmts: list[N.Stmt], header: dict[str, Type], line: int) -> None:
         """Before every break/continue of this loop (not of inner loops), cast locals to the head's types."""
         for k in range(len(stmts) - 1, -1, -1):
             s = stmts[k]
             if isinstance(s, (N.Break, N.Continue)) and hasattr(s, "env"):
-                env = s.env
-                casts = [N.Assign(n, self.cast(N.Var(n, type=t, line=s.line), header[n]), line=s.line)
-                         for n, t in env.items() if n in header and header[n] != t
-                         and not isinstance(header[n], TypeConflict)]
-                stmts[k:k] = casts
+                stmts[k:k] = self.casts(s.env, header, s.line)
                 del s.env
             elif isinstance(s, N.If):
                 self.fix_jumps(s.body, header, line)
@@ -430,8 +421,7 @@ class FunctionLowering(ExprLowering, CallLowering):
         return {n.id for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
     def entry_casts(self, env0: dict[str, Type], header: dict[str, Type], line: int) -> list[N.Stmt]:
-        return [N.Assign(n, self.cast(N.Var(n, type=t, line=line), header[n]), line=line)
-                for n, t in env0.items() if n in header and header[n] != t and not isinstance(header[n], TypeConflict)]
+        return self.casts(env0, header, line)
 
     def tuple_loop(self, s: ast.For, values: N.Expr) -> list[N.Stmt]:
         """``for d in (16, 8, 4)``: a counted loop over the positions, ``d`` taking each item."""
