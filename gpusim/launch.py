@@ -245,6 +245,11 @@ def _record_error(rt: Runtime, comp: Compiled, e: Exception) -> None:
             line = comp.line_map.get(tb.tb_lineno, line)
         tb = tb.tb_next
     text = str(e)
+    quoted = text.split("'")
+    if isinstance(e, UnboundLocalError) and len(quoted) > 2 and quoted[1].startswith("v_"):
+        rt.record(KernelError(f"The variable {quoted[1][2:]!r} is read before it is assigned on the path the "
+                              "threads took."), line, None, None, None)
+        return
     if "NoneType" in text:
         summary = "A variable is used before every thread that reads it has assigned it."
     elif isinstance(e, IndexError):

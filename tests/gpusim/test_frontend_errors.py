@@ -237,3 +237,17 @@ def test_threads_making_the_first_launch_of_one_kernel_together_get_no_false_err
     assert not errors, errors
     want = [2 * i + 2 * (i + 1) for i in range(32)]
     assert all(o.tolist() == want for o in outs)
+
+
+def test_a_local_read_on_a_path_that_never_assigned_it_is_a_fault_naming_it(tmp_path):
+    mod = load(tmp_path, """
+        from numba import cuda
+
+        def k(out, n):
+            if n > 3:
+                x = 5
+            out[0] = x
+    """)
+    f = one_fault(run(mod.k, 1, 1, np.zeros(1), 1), KernelError)
+    assert f.summary == "The variable 'x' is read before it is assigned on the path the threads took."
+    assert f.lineno == 7
