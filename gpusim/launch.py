@@ -171,7 +171,7 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         if isinstance(v, np.ndarray) and not v.flags.writeable:
             raise LaunchError(f"argument {name!r} is read-only; pass a writable array")
     if isinstance(kernel, Module):
-        want = tuple(p.type for p in kernel.entry.params)
+        want = kernel.signature
         if signature != want:
             got = ", ".join(str(t) for t in signature)
             raise LaunchError(f"kernel {kname!r} was compiled for ({', '.join(str(t) for t in want)}), not ({got})")

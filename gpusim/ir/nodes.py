@@ -524,6 +524,11 @@ class Module:
     def entry(self) -> Function:
         return self.functions[self.kernel]
 
+    @property
+    def signature(self) -> tuple[Type, ...]:
+        """The argument types the module was compiled for (with the source, a compiled back end's cache key)."""
+        return tuple(p.type for p in self.entry.params)
+
     def source_line(self, lineno: int) -> str:
         return self.lines[lineno - 1].rstrip("\n") if 1 <= lineno <= len(self.lines) else ""
 
