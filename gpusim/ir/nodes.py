@@ -108,10 +108,9 @@ class Special(Expr):
 
 @dataclass(eq=False)
 class Cast(Expr):
-    """``value`` converted to ``type`` as numba converts: int -> narrower int wraps (two's complement);
-    float -> int truncates toward zero (NaN and infinities give 0 ... as NumPy's ``astype`` on the
-    platform: undefined in CUDA); number -> bool is ``value != 0``; bool -> number is 0 or 1; float ->
-    float rounds to nearest even."""
+    """``value`` converted to ``type`` as the GPU converts (``gpusim.ir.values.convert``): int -> narrower int
+    keeps the low bits; float -> int truncates toward zero and saturates, NaN giving 0; number -> bool is
+    ``value != 0`` (NaN is true); bool -> number is 0 or 1; to a float rounds to nearest even."""
 
     value: Expr
 
