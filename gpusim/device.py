@@ -8,3 +8,8 @@ FULL_MASK = 0xFFFF_FFFF
 MAX_THREADS_PER_BLOCK = 1024
 #: static shared memory one block may declare (dynamic shared memory can be asked for beyond it)
 MAX_STATIC_SHARED = 48 * 1024
+#: the largest grid and block, per dimension (x, y, z)
+MAX_GRID = (2**31 - 1, 65535, 65535)
+MAX_BLOCK = (1024, 1024, 64)
+#: what the simulator's per-block bookkeeping (barrier epochs, phases) may take for one launch
+MAX_BOOKKEEPING_BYTES = 1 << 31

@@ -11,7 +11,14 @@ from typing import Any
 import numpy as np
 
 from .backends.lanes.codegen import Compiled, generate
-from .device import MAX_STATIC_SHARED, MAX_THREADS_PER_BLOCK
+from .device import (
+    MAX_BLOCK,
+    MAX_BOOKKEEPING_BYTES,
+    MAX_GRID,
+    MAX_STATIC_SHARED,
+    MAX_THREADS_PER_BLOCK,
+    WARP_SIZE,
+)
 from .faults import KernelError, KernelFault, LaunchError, UnsupportedConstruct
 from .frontend.compiler import compile_module
 from .ir.nodes import Module
@@ -149,8 +156,17 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     t0 = time.perf_counter()
     g = _dims(grid, "grid")
     b = _dims(block, "block")
+    for what, dims, limit in (("grid", g, MAX_GRID), ("block", b, MAX_BLOCK)):
+        for axis, d, most in zip("xyz", dims, limit):
+            if d > most:
+                raise LaunchError(f"a {what}'s {axis} dimension is at most {most:,} on the GPU, not {d:,}")
     if b[0] * b[1] * b[2] > MAX_THREADS_PER_BLOCK:
         raise LaunchError(f"a block has at most {MAX_THREADS_PER_BLOCK} threads; {b} has {b[0] * b[1] * b[2]}")
+    nblocks = g[0] * g[1] * g[2]
+    warps = -(-(b[0] * b[1] * b[2]) // WARP_SIZE)
+    if nblocks * 8 * (2 + warps) > MAX_BOOKKEEPING_BYTES:
+        raise LaunchError(f"a grid of {nblocks:,} blocks is more than the simulator can track "
+                          f"({nblocks * 8 * (2 + warps) / 2**30:.0f} GiB of barrier records): launch fewer blocks")
     if not isinstance(shared_mem, (int, np.integer)) or isinstance(shared_mem, bool) or shared_mem < 0:
         raise LaunchError(f"shared_mem must be a non-negative number of bytes, not {shared_mem!r}")
     if not isinstance(max_output_lines, (int, np.integer)) or max_output_lines < 0:

@@ -251,3 +251,16 @@ def test_a_local_read_on_a_path_that_never_assigned_it_is_a_fault_naming_it(tmp_
     f = one_fault(run(mod.k, 1, 1, np.zeros(1), 1), KernelError)
     assert f.summary == "The variable 'x' is read before it is assigned on the path the threads took."
     assert f.lineno == 7
+
+
+def test_grids_past_the_gpus_limits_or_the_simulators_are_launch_errors_before_anything_is_allocated():
+    def k(out):
+        out[0] = 1
+
+    out = np.zeros(1)
+    with pytest.raises(LaunchError, match="y dimension is at most 65,535"):
+        gpusim.launch(k, (65536, 65536), 1, (out,))
+    with pytest.raises(LaunchError, match="z dimension is at most 64"):
+        gpusim.launch(k, 1, (1, 1, 65), (out,))
+    with pytest.raises(LaunchError, match="more than the simulator can track"):
+        gpusim.launch(k, 2**31 - 1, 1, (out,))
