@@ -19,7 +19,7 @@ import copy
 
 from .nodes import Binary, Cast, Expr, Fma, Module, Unary
 from .types import Scalar
-from .walk import children, replace_children, walk_stmts
+from .walk import replace_children, walk_stmts
 
 
 def _product(e: Expr) -> Binary | None:
@@ -73,5 +73,3 @@ def contract(module: Module) -> Module:
             replace_children(s, fuse)
     return m
 
-
-__all__ = ["contract", "fuse", "children"]

@@ -42,7 +42,7 @@ from ...ir.nodes import Uni
 from ...ir.types import Array, Scalar, Type
 from ...ir.walk import walk_stmts
 from ...runtime import intrinsics
-from .expressions import SPECIALS, Ctx, ExpressionGen, scalar
+from .expressions import Ctx, ExpressionGen
 
 
 @dataclass
@@ -443,5 +443,3 @@ def generate(module: N.Module, instrument: bool) -> Compiled:
     """The lanes back end's entry: Python for ``module``, compiled and ready to run."""
     return ModuleGen(instrument).build(module)
 
-
-__all__ = ["Compiled", "generate", "SPECIALS", "scalar"]
