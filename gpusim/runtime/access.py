@@ -17,10 +17,10 @@ from .memory import ArrayHandle, apply_atomic, const_handle, local_handle, share
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
-    """A read-only view of ``a`` (``a`` itself stays writable for the engine)."""
-    v = a.view()
-    v.flags.writeable = False
-    return v
+    """``a`` made read-only, for the observers: every array handed to them is one the engine only reads
+    afterwards (atomics apply before they observe, so their element ids are never handed to numba frozen)."""
+    a.flags.writeable = False
+    return a
 
 
 class MemoryAccess:
@@ -297,8 +297,6 @@ class MemoryAccess:
             return np.zeros(self.N, A.dtype)
         elems = self._elems(A, lanes, flat)
         self._track(A, elems, lanes, line, races.ATOMIC, "atomic")
-        if self.observers:
-            self._observe(A, "atom" if used else "red", line, lanes, flat, uniform, op)
 
         def pick(v):
             if isinstance(v, np.ndarray) and v.ndim:
@@ -308,6 +306,8 @@ class MemoryAccess:
         if A.flat is None:
             raise TypeError(f"atomics need a contiguous array; {A.name!r} is not")
         olds = apply_atomic(op, A.flat, elems, pick(value), None if cmp is None else pick(cmp))
+        if self.observers:
+            self._observe(A, "atom" if used else "red", line, lanes, flat, uniform, op)
         if lanes.size == self.N:
             return olds
         out = np.zeros(self.N, A.dtype)

@@ -125,7 +125,7 @@ class FunctionGen(ExpressionGen):
             self.emit("_rv = None")
         names = {p.name for p in fn.params}
         for name in sorted(fn.var_uni):
-            if name not in names and fn.var_uni[name] > Uni.GRID:
+            if name not in names and fn.var_uni[name] > Uni.GRID and not name.startswith("$"):
                 self.emit(f"{self.var(name)} = None")
         start = len(self.out)
         self.block(fn.body, Ctx("_m0", False, None))
@@ -265,7 +265,8 @@ class FunctionGen(ExpressionGen):
 
     def store_name(self, name: str, value: str, ctx: Ctx, is_array: bool = False) -> None:
         v = self.var(name)
-        if not is_array and self.level(name) > Uni.GRID and ctx.partial:
+        # a temporary ($-name) is read only under the mask it was written under: nothing to merge
+        if not is_array and self.level(name) > Uni.GRID and ctx.partial and not name.startswith("$"):
             self.emit(f"{v} = rt.merge({ctx.mask}, {value}, {v})")
         else:
             self.emit(f"{v} = {value}")
