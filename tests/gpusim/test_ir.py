@@ -527,3 +527,26 @@ def test_fused_products_round_once_in_the_kernel():
     run_clean(contractions, 1, 4, a, b, c, out, 3)
     assert out[0, 0] == np.float32(2**-24)      # fused: the exact product minus its rounding
     assert not np.float32(x * x) + c[0]           # unfused, the same sum is 0
+
+
+@cuda.jit
+def mixed_accumulator(a, b, out):
+    i = cuda.threadIdx.x
+    acc = 0.0
+    acc += a[i] * b[i]
+    acc += a[i] * 2.0
+    out[i] = acc
+
+
+def test_a_product_is_fused_only_into_a_sum_of_its_own_type():
+    # float32 * float32 is a float32 product; acc is float64: the conversion between them stops LLVM's
+    # contraction (read on an H200), so the product is rounded to float32 and then added. a[i] * 2.0 is a
+    # float64 product (a[i] converted first), so it fuses into the float64 sum.
+    assert dump(mixed_accumulator, F32, F32, np.zeros(4)) == textwrap.dedent(f"""\
+        kernel mixed_accumulator(a: {A1}, grid, b: {A1}, grid, out: array(float64, 1d, C, global), grid)
+            i = threadIdx.x  # int32, lane
+            acc = 0.0  # float64, lane
+            acc = acc + float64(a[int64(i)] * b[int64(i)])  # float64, lane
+            acc = fma(float64(a[int64(i)]), 2.0, acc)  # float64, lane
+            out[int64(i)] = acc
+        """)
