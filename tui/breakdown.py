@@ -20,9 +20,6 @@ import numpy as np
 
 KINDS = ("ld", "st", "atom", "red")
 KIND_WORDS = {"ld": "load", "st": "store", "atom": "atomic", "red": "atomic (no result)"}
-BANKS = 32
-WORD = 4
-WARP = 32
 
 
 @functools.lru_cache(maxsize=32)
