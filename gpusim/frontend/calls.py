@@ -327,7 +327,7 @@ class CallLowering:
         if isinstance(align, ast.AST) and not (isinstance(align, ast.Constant) and (
                 align.value is None or isinstance(align.value, int))):
             raise self.error(align, "alignment must be a constant integer")
-        st = scalar(dtype)
+        st = self.kernel_scalar(dtype, dtype_node)
         decl = self.builder.new_decl()
         if ref.path == "shared.array":
             dynamic = tuple(shape) == (0,)
@@ -388,7 +388,15 @@ class CallLowering:
                              KernelCompileError)
         if not isinstance(args[0].type, Scalar):
             raise self.error(node, f"cannot convert a {args[0].type} to {dtype}")
-        return self.cast(args[0], scalar(dtype))
+        return self.cast(args[0], self.kernel_scalar(dtype, node))
+
+    def kernel_scalar(self, dtype: np.dtype, node: ast.AST) -> Scalar:
+        """The IR type of ``dtype``, or a compile error for one a kernel cannot hold (complex, datetime, ...)."""
+        try:
+            return scalar(dtype)
+        except ValueError:
+            what = "complex numbers are" if dtype.kind == "c" else f"values of dtype {dtype} are"
+            raise self.error(node, f"{what} not supported by gpusim yet") from None
 
     def builtin_call(self, name: str, node: ast.Call) -> N.Expr:
         line = node.lineno
