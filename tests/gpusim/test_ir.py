@@ -158,6 +158,37 @@ def test_warp_reduction_shuffle_keeps_the_value_type_and_the_offset_loop_is_grid
 
 
 @cuda.jit
+def warp_leader(a, out):
+    i = cuda.grid(1)
+    v = a[i]
+    first = cuda.shfl_sync(FULL, v, 0)
+    votes = cuda.ballot_sync(FULL, v > 0)
+    mine = cuda.shfl_sync(FULL, v, cuda.laneid ^ 1)
+    if votes != 0:
+        out[i] = first + mine
+    if cuda.any_sync(FULL, v > first):
+        out[i] += 1.0
+
+
+def test_votes_and_a_shuffle_from_one_lane_are_warp_wide():
+    # a shuffle from a lane every thread names alike (0) gives one value per warp; from laneid ^ 1, one per
+    # lane; a ballot is int32 (numba-cuda's signature) and, like any_sync (a bool), the same in the whole
+    # warp, so branching on it never splits a warp; laneid (int32) ^ 1 (int64) is int64, cast to the int32 lane
+    assert dump(warp_leader, F32, F32) == textwrap.dedent(f"""\
+        kernel warp_leader(a: {A1}, grid, out: {A1}, grid)
+            i = {GRID1}  # int64, lane
+            v = a[i]  # float32, lane
+            first = shfl_sync(uint32(4294967295), v, int32(0))  # float32, warp
+            votes = ballot_sync(uint32(4294967295), float64(v) > 0.0)  # int32, warp
+            mine = shfl_sync(uint32(4294967295), v, int32(int64(laneid) ^ 1))  # float32, lane
+            if int64(votes) != 0:  # warp
+                out[i] = first + mine
+            if any_sync(uint32(4294967295), v > first):  # warp
+                out[i] = float32(float64(out[i]) + 1.0)
+        """)
+
+
+@cuda.jit
 def first_negative(a, out):
     i = cuda.grid(1)
     found = -1
@@ -419,7 +450,7 @@ def test_the_listing_gives_each_statement_its_source_line():
 
 
 ALL = [(map_add, (F32, F32)), (guarded_2d, (F32_2D, F32_2D)), (tiled_matmul, (F32_2D, F32_2D, F32_2D)),
-       (warp_sum, (F32, F32)), (first_negative, (F32_2D, I64)), (clamped, (I64, I64, 5)),
+       (warp_sum, (F32, F32)), (warp_leader, (F32, F32)), (first_negative, (F32_2D, I64)), (clamped, (I64, I64, 5)),
        (histogram, (I64, I32)), (by_block, (I64,)), (chains, (F32, F32, 5)), (int_types, (I32, np.zeros(4))),
        (block_sum, (F32, F32)), (printer, (F32,)), (merges, (F32, F32))]
 
