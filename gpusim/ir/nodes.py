@@ -17,7 +17,8 @@ What a back end may rely on:
 * Fused multiply-adds are ``Fma`` nodes, made by the named pass ``gpusim.ir.fma`` (and by ``cuda.fma``):
   ``x*y + z`` with one rounding. Every back end computes the same bits.
 * Constants are folded (shapes, dtypes, module constants); module-level arrays are embedded
-  (``ConstArray``); the module is self-contained and picklable.
+  (``ConstArray``, frozen at compile time, except a device array captured by pointer: ``by_pointer``, read as
+  it is at each launch); the module is self-contained and picklable.
 * ``Let`` binds a temporary inside an expression (for ``a < b < c`` evaluated once each, in order);
   temporaries and front-end locals are named ``$...`` and cannot clash with the kernel's names.
 
