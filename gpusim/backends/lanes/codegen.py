@@ -71,6 +71,7 @@ class FunctionGen(ExpressionGen):
         self.registers = self.register_copies(fn)
         self.prologue: list[tuple[str, int]] = []
         self.masked_return = any(isinstance(s, N.Return) and s.uni > Uni.GRID for s in walk_stmts(fn.body))
+        self.param_names = {p.name for p in fn.params}
 
     # -- helpers --------------------------------------------------------------------------------------
     def tmp(self, prefix: str = "_t") -> str:
@@ -185,6 +186,14 @@ class FunctionGen(ExpressionGen):
         """Generate one statement; True when the rest of the block is dead (all its lanes left)."""
         m = ctx.mask
         if isinstance(s, N.Assign):
+            if self.is_join_cast(s):
+                # ``x = T(x)`` where control flow joins: on a path that never assigned x there is nothing to
+                # convert (the value is None here), and a later read reports the unassigned variable
+                self.emit(f"if {self.var(s.target)} is not None:")
+                self.indent += 1
+                self.store_name(s.target, self.expr(s.value, ctx), ctx)
+                self.indent -= 1
+                return False
             value = self.expr(s.value, ctx)
             self.store_name(s.target, value, ctx, isinstance(s.value.type, Array))
         elif isinstance(s, N.Store):
@@ -262,6 +271,12 @@ class FunctionGen(ExpressionGen):
                 self.emit("return _rv")
         else:
             self.emit(f"return {val}")
+
+    def is_join_cast(self, s: N.Assign) -> bool:
+        """``x = T(x)`` of a local that may be unassigned here (not a parameter, not a temporary)."""
+        v = s.value
+        return (isinstance(v, N.Cast) and isinstance(v.value, N.Var) and v.value.name == s.target
+                and not s.target.startswith("$") and s.target not in self.param_names)
 
     def store_name(self, name: str, value: str, ctx: Ctx, is_array: bool = False) -> None:
         v = self.var(name)
