@@ -2,6 +2,11 @@
 
     python -m benchmarks.bench_engine              # print the tables
     python -m benchmarks.bench_engine --write      # also rewrite docs/benchmarks.md
+    python -m benchmarks.bench_engine --baseline DIR   # also time the gpusim in DIR, side by side
+
+``--baseline`` takes a folder holding another version's ``gpusim`` and ``benchmarks`` packages (for example
+``git archive REV gpusim benchmarks | tar -x -C DIR``); both run in the same session, alternately, so the
+ratio holds however busy the machine is.
 
 numba's simulator runs in a subprocess with NUMBA_ENABLE_CUDASIM=1 on the same kernels and inputs
 (benchmarks/kernels.py, benchmarks/cases.py). gpusim runs with fault detection and instrumentation on
@@ -97,11 +102,54 @@ def scaling() -> list[str]:
     return rows
 
 
+_TIMER = """
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+import gpusim
+from benchmarks.cases import CASES
+name, size, kw, repeat = json.loads(sys.argv[2])
+kern, grid, block, args = CASES[name](size)
+gpusim.launch(kern, grid, block, args, **kw)
+best = float("inf")
+for _ in range(repeat):
+    kern, grid, block, args = CASES[name](size)
+    t0 = time.process_time()
+    gpusim.launch(kern, grid, block, args, **kw)
+    best = min(best, time.process_time() - t0)
+print(best)
+"""
+
+BASELINE_CASES = [("map", 1 << 16, {}, "1-D map, 2^16 threads"), ("map", 1 << 20, {}, "1-D map, 2^20 threads"),
+                  ("map", 1 << 20, {"instrument": False}, "1-D map, 2^20 threads, metrics off"),
+                  ("block_sum", 1 << 12, {}, "shared-memory block sum, 2^12"),
+                  ("matmul", 32, {}, "32x32 tiled matmul"), ("matmul", 256, {"trace": False}, "256x256 tiled matmul")]
+
+
+def against(baseline: Path) -> list[str]:
+    """The gpusim in ``baseline`` against this one: CPU seconds, the best of many launches in rounds that
+    alternate between the two (a busy machine slows some launches, never speeds one up)."""
+    rows = ["| kernel | baseline | this gpusim | ratio |", "|---|---:|---:|---:|"]
+    for name, size, kw, label in BASELINE_CASES:
+        repeat = 4 if size >= 256 and name == "matmul" else 15
+        best = {}
+        for _ in range(3 if repeat < 15 else 5):
+            for tag, root in (("base", baseline), ("new", ROOT)):
+                out = subprocess.run([sys.executable, "-c", _TIMER, str(root), json.dumps([name, size, kw, repeat])],
+                                     capture_output=True, text=True, check=True, timeout=1800, cwd=root)
+                best[tag] = min(best.get(tag, float("inf")), float(out.stdout.strip().splitlines()[-1]))
+        rows.append(f"| {label} | {best['base'] * 1e3:.1f} ms | {best['new'] * 1e3:.1f} ms | "
+                    f"{best['new'] / best['base']:.2f} |")
+        print(rows[-1], flush=True)
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--write", action="store_true", help="rewrite docs/benchmarks.md with the tables")
     ap.add_argument("--quick", action="store_true", help="skip the slowest numba-simulator case")
     ap.add_argument("--skip-numba", action="store_true", help="only the gpusim scaling table")
+    ap.add_argument("--baseline", type=Path, help="a folder with another version's gpusim, timed alongside")
+    ap.add_argument("--baseline-label", default="", help="what the baseline is, for the table's heading")
     args = ap.parse_args()
     head = (f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {os.cpu_count()} cores, "
             f"Python {platform.python_version()}, NumPy {np.__version__}.")
@@ -111,12 +159,19 @@ def main() -> None:
         parts += ["## gpusim against numba's CUDA simulator (same kernels, same inputs)", ""] + versus(args.quick)
         parts.append("")
     parts += ["## Scaling", ""] + scaling()
+    if args.baseline is not None:
+        label = f" ({args.baseline_label})" if args.baseline_label else ""
+        parts += ["", f"## Against the baseline{label}, same session, CPU time", ""] + against(args.baseline)
     parts += ["", "## Targets (issue 2 and issue 3)", "", "| target | measured | |", "|---|---:|---|"] + TARGETS
     print("\n".join(parts[-len(TARGETS) - 2:]))
     if args.write:
         doc = ROOT / "docs" / "benchmarks.md"
-        doc.write_text("# Benchmarks\n\nReproduce with `python -m benchmarks.bench_engine --write`.\n\n"
-                       + "\n".join(parts) + "\n")
+        how = "python -m benchmarks.bench_engine --write"
+        if args.baseline is not None:
+            how += " --baseline DIR"
+            if args.baseline_label:
+                how += f" --baseline-label '{args.baseline_label}'"
+        doc.write_text(f"# Benchmarks\n\nReproduce with `{how}`.\n\n" + "\n".join(parts) + "\n")
         print(f"wrote {doc}")
 
 

@@ -20,11 +20,11 @@ from .faults import (
 )
 from .launch import Kernel, compile_kernel, jit, launch
 from .observe.events import AccessEvent, ArrayInfo, LaunchInfo, Observer
-from .report import LaunchReport
+from .report import LaunchReport, PrintRecord
 
 __all__ = [
     "AccessEvent", "ArrayInfo", "BarrierDivergence", "DataRace", "DeviceRace", "Kernel", "KernelCompileError",
     "KernelError", "KernelFault", "KernelSyntaxError", "KernelTimeout", "LaunchError", "LaunchInfo",
-    "LaunchReport", "LinkTraffic", "Observer", "OutOfBounds", "System", "Topology", "UninitializedRead",
-    "UnsupportedConstruct", "compile_kernel", "install", "jit", "launch", "uninstall",
+    "LaunchReport", "LinkTraffic", "Observer", "OutOfBounds", "PrintRecord", "System", "Topology",
+    "UninitializedRead", "UnsupportedConstruct", "compile_kernel", "install", "jit", "launch", "uninstall",
 ]

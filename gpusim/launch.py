@@ -2,16 +2,28 @@
 
 from __future__ import annotations
 
+import linecache
 import sys
+import threading
 import time
 import weakref
 from typing import Any
 
 import numpy as np
 
-from .backends.lanes.codegen import Compiled, ModuleGen
-from .faults import KernelError, KernelFault, LaunchError
-from .frontend.build import FrontEnd
+from .backends.lanes.codegen import Compiled, generate
+from .device import (
+    MAX_BLOCK,
+    MAX_BOOKKEEPING_BYTES,
+    MAX_GRID,
+    MAX_STATIC_SHARED,
+    MAX_THREADS_PER_BLOCK,
+    WARP_SIZE,
+)
+from .faults import KernelError, KernelFault, LaunchError, UnsupportedConstruct
+from .frontend.compiler import compile_module
+from .ir.nodes import Module
+from .ir.types import BOOL, FLOAT64, INT64, UINT64, Array, Type, array_of, scalar
 from .observe.events import LaunchInfo
 from .report import LaunchReport
 from .runtime.core import Abort, Runtime
@@ -23,11 +35,11 @@ CHUNK_LANES = 1 << 16
 #: lane). A quarter of a million is far beyond any puzzle (FlashAttention's reference needs ~2,400) and ends
 #: a runaway loop in seconds.
 DEFAULT_MAX_STEPS = 250_000
-MAX_THREADS_PER_BLOCK = 1024
-MAX_STATIC_SHARED = 48 * 1024
+#: lines of ``print()`` output a launch keeps by default (``LaunchReport.output``)
+DEFAULT_MAX_OUTPUT_LINES = 1000
 
 _compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_frontend = FrontEnd()
+_compile_lock = threading.RLock()
 
 
 def _py_func(kernel: Any) -> Any:
@@ -37,17 +49,77 @@ def _py_func(kernel: Any) -> Any:
     return func
 
 
-def compile_kernel(kernel: Any, *, instrument: bool = True, arg_kinds: tuple = ()) -> Compiled:
-    """Compile a kernel (a function or a ``@cuda.jit`` dispatcher) to lane code, once per function and
-    argument kinds (like numba, gpusim specialises on the arguments: ``"param"`` for an array, ``False``
-    for a scalar; empty means every parameter is an array)."""
+def arg_type(value: Any, name: str, code: Any = None) -> Type:
+    """The IR type of one launch argument, as numba's ``typeof`` gives it (``LaunchError`` if none). An array
+    numba-cuda takes but gpusim does not (complex, datetime, records) is an ``UnsupportedConstruct`` at the
+    kernel's first line (``code``: the kernel's code object)."""
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "cmMV" and value.dtype.isnative:
+            what = "complex numbers are" if value.dtype.kind == "c" else f"arrays of {value.dtype} are"
+            filename = code.co_filename if code is not None else "<unknown>"
+            lineno = code.co_firstlineno if code is not None else 0
+            raise UnsupportedConstruct(f"argument {name!r} is a {value.dtype} array: {what} not supported by gpusim "
+                                       "yet", filename=filename, lineno=lineno,
+                                       source_line=linecache.getline(filename, lineno).rstrip("\n"))
+        if value.dtype.kind not in "biuf" or not value.dtype.isnative:
+            raise LaunchError(f"argument {name!r} has dtype {value.dtype}; use numeric arrays")
+        return array_of(value)
+    if isinstance(value, (bool, np.bool_)):
+        return BOOL
+    if isinstance(value, int):
+        if -(1 << 63) <= value < (1 << 63):
+            return INT64
+        if 0 <= value < (1 << 64):
+            return UINT64  # numba types such an int as uint64
+        raise LaunchError(f"argument {name!r} is {value}, which does not fit in 64 bits")
+    if isinstance(value, float):
+        return FLOAT64
+    if isinstance(value, (np.integer, np.floating)):
+        return scalar(value.dtype)
+    if isinstance(value, complex):
+        raise LaunchError(f"argument {name!r}: complex numbers are not supported")
+    if hasattr(value, "copy_to_host"):
+        raise LaunchError(f"argument {name!r} is a device array; pass a NumPy array to the simulator")
+    raise LaunchError(f"argument {name!r} is a {type(value).__name__}; kernels take NumPy arrays and numbers")
+
+
+def compile_kernel(kernel: Any, *, instrument: bool = True, args: tuple | None = None,
+                   signature: tuple[Type, ...] | None = None) -> Compiled:
+    """Compile a kernel (a function or a ``@cuda.jit`` dispatcher) for the lanes back end, once per function,
+    argument types and ``instrument`` (like numba, gpusim specialises on the argument types: give example
+    ``args`` or their IR types as ``signature``; with neither, every parameter is a 1-D float64 array).
+    Thread-safe."""
     func = _py_func(kernel)
-    per_func = _compiled.setdefault(func, {})
-    key = (instrument, arg_kinds)
-    if key not in per_func:
-        ir = _frontend.build(func, is_kernel=True, param_varying=arg_kinds)
-        per_func[key] = ModuleGen(_frontend, instrument).build(ir)
-    return per_func[key]
+    if signature is None:
+        names = func.__code__.co_varnames[:func.__code__.co_argcount]
+        if args is None:
+            signature = tuple(Array(FLOAT64, 1, "C", "global") for _ in names)
+        else:
+            signature = tuple(arg_type(v, n, func.__code__) for v, n in zip(args, names))
+    return _cached(func, (bool(instrument), tuple(signature)), lambda: _compile(func, tuple(signature), instrument))
+
+
+def _compile(func: Any, signature: tuple[Type, ...], instrument: bool) -> Compiled:
+    try:
+        return generate(compile_module(func, signature), bool(instrument))
+    except (RecursionError, MemoryError, SyntaxError):  # Python's own limits, on the source or the generated code
+        raise UnsupportedConstruct(
+            f"kernel {func.__name__!r} is nested too deeply to compile (an expression or block of many hundreds "
+            "of levels: split it with intermediate variables)",
+            filename=func.__code__.co_filename, lineno=func.__code__.co_firstlineno) from None
+
+
+def _cached(owner: Any, key: Any, build) -> Compiled:
+    """The compiled code cached for ``owner`` (a function or an IR module) under ``key``; built once, even by
+    threads asking at the same time."""
+    with _compile_lock:
+        per_owner = _compiled.get(owner)
+        if per_owner is None:
+            per_owner = _compiled[owner] = {}
+        comp = per_owner.get(key)
+        if comp is None:
+            comp = per_owner[key] = build()
+    return comp
 
 
 def _dims(v: Any, what: str) -> tuple[int, int, int]:
@@ -65,20 +137,9 @@ def _dims(v: Any, what: str) -> tuple[int, int, int]:
     return out[0], out[1], out[2]
 
 
-def _scalar(v: Any, name: str) -> Any:
-    if isinstance(v, (bool, np.bool_)):
-        return bool(v)
-    if isinstance(v, int):
-        return np.int64(v)
-    if isinstance(v, float):
-        return np.float64(v)
-    if isinstance(v, (np.integer, np.floating)):
-        return v
-    if isinstance(v, complex):
-        raise LaunchError(f"argument {name!r}: complex numbers are not supported")
-    if hasattr(v, "copy_to_host"):
-        raise LaunchError(f"argument {name!r} is a device array; pass a NumPy array to the simulator")
-    raise LaunchError(f"argument {name!r} is a {type(v).__name__}; kernels take NumPy arrays and numbers")
+def _scalar(v: Any, t: Type) -> Any:
+    """A scalar argument as the NumPy scalar of its IR type."""
+    return t.dtype.type(v)
 
 
 def _instrumentation(trace: Any) -> list:
@@ -91,40 +152,66 @@ def _instrumentation(trace: Any) -> list:
 
 def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_mem: int = 0, *,
            instrument: bool = True, trace: Any = True, max_steps: int | None = None,
-           observers: list | None = None) -> LaunchReport:
+           observers: list | None = None, max_output_lines: int = DEFAULT_MAX_OUTPUT_LINES) -> LaunchReport:
     """Run ``kernel`` over ``grid`` x ``block`` threads on the CPU and report what happened.
 
+    ``kernel`` is a function, a ``@cuda.jit`` dispatcher, or an IR ``Module`` from
+    ``gpusim.frontend.compile_module`` (self-contained: it runs where the kernel's module was never imported).
+
     NumPy arrays in ``args`` are updated in place, like device memory. Faults are collected in the report,
-    never raised (``report.raise_for_faults()`` raises the first). Compile errors raise ``KernelCompileError``;
-    a malformed launch raises ``LaunchError``.
+    never raised (``report.raise_for_faults()`` raises the first). What the kernel prints is in
+    ``report.output`` (at most ``max_output_lines`` lines). Compile errors raise ``KernelCompileError``; a
+    malformed launch raises ``LaunchError``.
     """
     t0 = time.perf_counter()
     g = _dims(grid, "grid")
     b = _dims(block, "block")
+    for what, dims, limit in (("grid", g, MAX_GRID), ("block", b, MAX_BLOCK)):
+        for axis, d, most in zip("xyz", dims, limit):
+            if d > most:
+                raise LaunchError(f"a {what}'s {axis} dimension is at most {most:,} on the GPU, not {d:,}")
     if b[0] * b[1] * b[2] > MAX_THREADS_PER_BLOCK:
         raise LaunchError(f"a block has at most {MAX_THREADS_PER_BLOCK} threads; {b} has {b[0] * b[1] * b[2]}")
-    if not isinstance(shared_mem, (int, np.integer)) or shared_mem < 0:
+    nblocks = g[0] * g[1] * g[2]
+    warps = -(-(b[0] * b[1] * b[2]) // WARP_SIZE)
+    if nblocks * 8 * (2 + warps) > MAX_BOOKKEEPING_BYTES:
+        raise LaunchError(f"a grid of {nblocks:,} blocks is more than the simulator can track "
+                          f"({nblocks * 8 * (2 + warps) / 2**30:.0f} GiB of barrier records): launch fewer blocks")
+    if not isinstance(shared_mem, (int, np.integer)) or isinstance(shared_mem, bool) or shared_mem < 0:
         raise LaunchError(f"shared_mem must be a non-negative number of bytes, not {shared_mem!r}")
-    func = _py_func(kernel)
+    if not isinstance(max_output_lines, (int, np.integer)) or max_output_lines < 0:
+        raise LaunchError(f"max_output_lines must be a non-negative int, not {max_output_lines!r}")
     args = tuple(args)
-    arg_kinds = tuple("param" if isinstance(v, np.ndarray) else False for v in args)
-    nparams = func.__code__.co_argcount
-    if len(args) != nparams:
-        names = func.__code__.co_varnames[:nparams]
-        raise LaunchError(f"kernel {func.__name__!r} takes {nparams} arguments "
-                          f"({', '.join(names)}), {len(args)} given")
-    comp = compile_kernel(kernel, instrument=instrument, arg_kinds=arg_kinds)
-    ir = _frontend.build(func, is_kernel=True, param_varying=arg_kinds)
-    info = LaunchInfo(ir.name, ir.source.filename, g, b, int(shared_mem))
+    if isinstance(kernel, Module):  # compiled IR: run it for exactly its signature
+        entry = kernel.entry
+        names = tuple(p.name for p in entry.params)
+        kname = entry.py_name
+    else:
+        func = _py_func(kernel)
+        names = func.__code__.co_varnames[:func.__code__.co_argcount]
+        kname = func.__name__
+    if len(args) != len(names):
+        raise LaunchError(f"kernel {kname!r} takes {len(names)} arguments ({', '.join(names)}), {len(args)} given")
+    signature = tuple(arg_type(v, n, None if isinstance(kernel, Module) else func.__code__)
+                      for v, n in zip(args, names))
+    for name, v in zip(names, args):
+        if isinstance(v, np.ndarray) and not v.flags.writeable:
+            raise LaunchError(f"argument {name!r} is read-only; pass a writable array")
+    if isinstance(kernel, Module):
+        want = kernel.signature
+        if signature != want:
+            got = ", ".join(str(t) for t in signature)
+            raise LaunchError(f"kernel {kname!r} was compiled for ({', '.join(str(t) for t in want)}), not ({got})")
+        comp = _cached(kernel, bool(instrument), lambda: generate(kernel, bool(instrument)))
+    else:
+        comp = compile_kernel(func, instrument=instrument, signature=signature)
+    module = comp.module
+    info = LaunchInfo(comp.name, module.filename, g, b, int(shared_mem))
     handles: dict[int, ArrayHandle] = {}
     call_args = []
     address = 0x7000_0000
-    for name, v in zip(ir.params, args):
+    for name, v, t in zip(names, args, signature):
         if isinstance(v, np.ndarray):
-            if v.dtype.kind not in "biuf":
-                raise LaunchError(f"argument {name!r} has dtype {v.dtype}; use numeric arrays")
-            if not v.flags.writeable:
-                raise LaunchError(f"argument {name!r} is read-only; pass a writable array")
             h = handles.get(id(v))
             if h is None:
                 h = global_handle(len(handles) + 1, name, v, address, track=True)
@@ -132,10 +219,10 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
                 handles[id(v)] = h
             call_args.append(h)
         else:
-            call_args.append(_scalar(v, name))
+            call_args.append(_scalar(v, t))
     obs = list(observers or []) + (_instrumentation(trace) if instrument else [])
-    src = ir.source
-    rt = Runtime(info, src.line, ir.name, obs, max_steps or DEFAULT_MAX_STEPS, int(shared_mem), len(handles) + 1)
+    rt = Runtime(info, module.source_line, comp.name, obs, max_steps or DEFAULT_MAX_STEPS, int(shared_mem),
+                 len(handles) + 1, int(max_output_lines))
     global_infos = [h.info for h in handles.values()]
     for o in obs:
         o.start(info, global_infos)
@@ -158,6 +245,7 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
             rt.show_shared(np.arange(rt.nb), None)     # shared memory as the chunk's blocks leave it
             if stop:
                 break
+        rt.flush_output()
     report = LaunchReport(info)
     report.faults = list(rt.faults.values())
     report.arrays = global_infos + [a for a in rt.arrays.values()]
@@ -166,10 +254,12 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     report.flops = {}
     for (op, dt), n in rt.flops.items():
         report.flops.setdefault(dt, {})[op] = report.flops.get(dt, {}).get(op, 0) + n
+    report.output = rt.output
+    report.output_dropped = rt.output_dropped
     if static > MAX_STATIC_SHARED:
         report.faults.append(KernelError(
             f"The kernel declares {static} bytes of static shared memory per block; a GPU allows "
-            f"{MAX_STATIC_SHARED} (48 KiB).", kernel=ir.name, filename=src.filename))
+            f"{MAX_STATIC_SHARED} (48 KiB).", kernel=comp.name, filename=module.filename))
     for o in obs:
         o.finish(report)
     report.seconds = time.perf_counter() - t0
@@ -185,6 +275,11 @@ def _record_error(rt: Runtime, comp: Compiled, e: Exception) -> None:
             line = comp.line_map.get(tb.tb_lineno, line)
         tb = tb.tb_next
     text = str(e)
+    quoted = text.split("'")
+    if isinstance(e, UnboundLocalError) and len(quoted) > 2 and quoted[1].startswith("v_"):
+        rt.record(KernelError(f"The variable {quoted[1][2:]!r} is read before it is assigned on the path the "
+                              "threads took."), line, None, None, None)
+        return
     if "NoneType" in text:
         summary = "A variable is used before every thread that reads it has assigned it."
     elif isinstance(e, IndexError):
@@ -206,6 +301,10 @@ class _Configured:
     def __call__(self, *args: Any) -> None:
         report = launch(self.kernel.py_func, self.grid, self.block, args, self.shared_mem)
         self.kernel.last_report = report
+        for rec in report.output:  # a kernel's print() reaches stdout, as on a GPU
+            print(rec.text)
+        if report.output_dropped:
+            print(f"({report.output_dropped} more lines printed by the kernel were not kept)", file=sys.stderr)
         report.raise_for_faults()
 
 

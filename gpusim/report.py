@@ -9,6 +9,17 @@ from .faults import KernelFault
 from .observe.events import ArrayInfo, LaunchInfo
 
 
+@dataclass(frozen=True)
+class PrintRecord:
+    """One line a thread printed with ``print()``: its block and thread (x, y, z), the source line, the text
+    (without the newline), formatted as numba-cuda's printf formats it on the GPU."""
+
+    block: tuple[int, int, int]
+    thread: tuple[int, int, int]
+    lineno: int
+    text: str
+
+
 @dataclass
 class LaunchReport:
     """The result of ``gpusim.launch``.
@@ -18,9 +29,12 @@ class LaunchReport:
     * ``metrics`` — Nsight Compute metric names to values (filled by the instrumentation observers).
     * ``counts`` — per-thread and per-element access counts (``gpusim.metrics.AccessCounts``) or None.
     * ``trace`` — the per-block barrier-phase trace (``gpusim.trace.PhaseTrace``) or None.
-    * ``flops`` — {dtype name: {op: count}} for floating-point work by active lanes.
+    * ``flops`` — {dtype name: {op: count}} for floating-point work by active lanes (with ``instrument=True``).
     * ``arrays`` — every array the launch touched (global, const, shared, local).
     * ``shared_bytes_per_block`` — static + dynamic shared memory one block uses.
+    * ``output`` — what the kernel printed (``PrintRecord``), in block order (linear id), then thread order,
+      then the order each thread printed; at most ``launch(..., max_output_lines=)`` lines, and
+      ``output_dropped`` counts the lines past that.
     """
 
     launch: LaunchInfo
@@ -31,6 +45,8 @@ class LaunchReport:
     flops: dict[str, dict[str, int]] = field(default_factory=dict)
     arrays: list[ArrayInfo] = field(default_factory=list)
     shared_bytes_per_block: int = 0
+    output: list[PrintRecord] = field(default_factory=list)
+    output_dropped: int = 0
     seconds: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -45,6 +61,13 @@ class LaunchReport:
 
     def faults_of(self, cls: type) -> list[KernelFault]:
         return [f for f in self.faults if isinstance(f, cls)]
+
+    def worst_bank_request(self):
+        """The recorded shared-memory request whose busiest bank serves the most distinct words, bank by bank
+        (``gpusim.observe.banks.BankRequest``), or None without a trace or shared loads and stores."""
+        from .observe.banks import worst_request
+
+        return worst_request(self.trace) if self.trace is not None else None
 
     def estimate(self, gpu: str = "H100 SXM"):
         """Roofline estimate of this launch's time on a named GPU (see ``gpusim.roofline``)."""

@@ -20,9 +20,6 @@ import numpy as np
 
 KINDS = ("ld", "st", "atom", "red")
 KIND_WORDS = {"ld": "load", "st": "store", "atom": "atomic", "red": "atomic (no result)"}
-BANKS = 32
-WORD = 4
-WARP = 32
 
 
 @functools.lru_cache(maxsize=32)
@@ -144,41 +141,17 @@ class BankRequest:
 
 
 def worst_bank_request(report) -> BankRequest | None:
-    """The recorded shared-memory request whose busiest bank serves the most distinct words.
+    """The recorded shared-memory request whose busiest bank serves the most distinct words, as gpusim's bank
+    model reports it (``LaunchReport.worst_bank_request``).
 
     None when nothing was recorded (no trace, or no shared load or store).
     """
-    worst: tuple[int, int, Step, np.ndarray] | None = None
-    tpb = report.launch.threads_per_block if trace_of(report) is not None else 1
-    for step in steps(report):
-        if step.array.space != "shared" or step.kind not in ("ld", "st"):
-            continue
-        thread = step.rows["thread"].astype(np.int64)
-        request = step.rows["block"].astype(np.int64) * ((tpb + WARP - 1) // WARP) + thread // WARP
-        word = (step.array.base_address + step.rows["element"].astype(np.int64) * step.array.itemsize) // WORD
-        pairs = np.unique(np.stack([request, word]), axis=1)
-        key = pairs[0] * BANKS + pairs[1] % BANKS
-        per = np.bincount(key - pairs[0].min() * BANKS)
-        best = int(per.max())
-        if worst is None or best > worst[0]:
-            at = int(np.argmax(per)) // BANKS + int(pairs[0].min())
-            worst = (best, at, step, request)
-    if worst is None:
+    find = getattr(report, "worst_bank_request", None)
+    req = find() if callable(find) and trace_of(report) is not None else None
+    if req is None:
         return None
-    _, at, step, request = worst
-    pick = request == at
-    rows = step.rows[pick]
-    lanes = rows["thread"].astype(np.int64) % WARP
-    words = (step.array.base_address + rows["element"].astype(np.int64) * step.array.itemsize) // WORD
-    per_bank_words = [set() for _ in range(BANKS)]
-    per_bank_lanes = [set() for _ in range(BANKS)]
-    for lane, w in zip(lanes.tolist(), words.tolist()):
-        per_bank_words[w % BANKS].add(w)
-        per_bank_lanes[w % BANKS].add(lane)
-    block = int(rows["block"][0])
-    return BankRequest(step.lineno, step.array.name, step.kind, block, int(rows["thread"][0]) // WARP,
-                       tuple(len(s) for s in per_bank_words), tuple(tuple(sorted(s)) for s in per_bank_lanes),
-                       step.array.itemsize, source_line(report.launch.filename, step.lineno))
+    return BankRequest(req.lineno, req.array, req.kind, req.block, req.warp, req.words_per_bank, req.lanes_per_bank,
+                       req.itemsize, source_line(report.launch.filename, req.lineno))
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from ..frontend.names import CapturedDeviceArray
 from ..launch import launch
 from .policy import FaultPolicy, as_raised, is_limitation
 
@@ -269,13 +270,14 @@ def _frozen(kernel: Any) -> Any:
     return func
 
 
-def _as_compiled(value: Any) -> np.ndarray | None:
+def _as_compiled(value: Any) -> np.ndarray | CapturedDeviceArray | None:
     """What a captured value becomes in the compiled kernel, where that differs from the value: a copy of a
-    NumPy array, the NumPy array behind a device array; None for anything else."""
+    NumPy array, the NumPy array behind a device array (marked as captured by pointer, so gpusim's front end
+    does not freeze it); None for anything else."""
     if isinstance(value, np.ndarray):
         return value.copy()
     inner = _unwrap(value)
-    return inner if inner is not value and isinstance(inner, np.ndarray) else None
+    return CapturedDeviceArray(inner) if inner is not value and isinstance(inner, np.ndarray) else None
 
 
 def _cell_value(cell: Any) -> Any:

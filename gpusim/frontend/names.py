@@ -18,37 +18,8 @@ import numpy as np
 
 # ---------------------------------------------------------------------------------------------- names
 
-#: cuda.<name> values that differ per lane
-VARYING_CUDA = {
-    "threadIdx.x", "threadIdx.y", "threadIdx.z", "blockIdx.x", "blockIdx.y", "blockIdx.z", "laneid",
-}
-#: cuda.<name> values that are the same in every lane
-UNIFORM_CUDA = {
-    "blockDim.x", "blockDim.y", "blockDim.z", "gridDim.x", "gridDim.y", "gridDim.z", "warpsize",
-}
-#: callables under cuda.<name>; the value says whether the result varies per lane
-CUDA_CALLS = {
-    "grid": True, "gridsize": False,
-    "syncthreads": True, "syncthreads_count": True, "syncthreads_and": True, "syncthreads_or": True,
-    "syncwarp": True, "threadfence": True, "threadfence_block": True, "threadfence_system": True,
-    "shfl_sync": True, "shfl_up_sync": True, "shfl_down_sync": True, "shfl_xor_sync": True,
-    "ballot_sync": True, "any_sync": True, "all_sync": True, "eq_sync": True, "activemask": True,
-    "lanemask_lt": True, "popc": None, "brev": None, "clz": None, "ffs": None, "fma": None,
-    "shared.array": True, "local.array": True, "const.array_like": False,
-    "atomic.add": True, "atomic.sub": True, "atomic.max": True, "atomic.min": True, "atomic.exch": True,
-    "atomic.cas": True, "atomic.compare_and_swap": True, "atomic.inc": True, "atomic.dec": True,
-    "atomic.and_": True, "atomic.or_": True, "atomic.xor": True, "atomic.nanmax": True, "atomic.nanmin": True,
-}
-# None above: varying exactly when an argument varies
-
-BUILTINS = {"range", "abs", "min", "max", "round", "int", "float", "bool", "len", "divmod"}
-
-MATH_FUNCS = {
-    "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos",
-    "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "pow", "fabs", "floor", "ceil",
-    "trunc", "erf", "erfc", "gamma", "lgamma", "hypot", "copysign", "fmod", "isnan", "isinf", "isfinite",
-    "radians", "degrees", "ldexp", "frexp", "modf", "remainder",
-}
+#: builtins a kernel may call
+BUILTINS = {"range", "abs", "min", "max", "round", "int", "float", "bool", "len", "divmod", "print"}
 MATH_CONSTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "tau": math.tau}
 
 
@@ -80,6 +51,16 @@ class DeviceFnRef:
 class ConstArrayRef:
     array: np.ndarray
     name: str
+    by_pointer: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class CapturedDeviceArray:
+    """A global a kernel names that is a device array: numba-cuda captures it by pointer, so the kernel reads
+    its contents as they are at each launch (a NumPy global is frozen when the kernel is compiled). The drop-in
+    (``gpusim.cudasim``) puts the NumPy array behind a simulator device array in one of these."""
+
+    array: np.ndarray
 
 
 def _dtype_of(obj: Any) -> np.dtype | None:
@@ -89,7 +70,7 @@ def _dtype_of(obj: Any) -> np.dtype | None:
     if isinstance(obj, np.dtype):
         return obj
     mod = type(obj).__module__ or ""
-    if mod.startswith("numba.core.types") or mod.startswith("numba.types"):
+    if mod.startswith(("numba.core.types", "numba.types", "numba.cuda.types")):
         name = getattr(obj, "name", str(obj))
         alias = {"float16": "float16", "float32": "float32", "float64": "float64", "boolean": "bool",
                  "bool_": "bool", "intp": "int64", "uintp": "uint64", "bool": "bool"}
@@ -111,33 +92,38 @@ def classify_global(name: str, obj: Any) -> Any:
     """Turn a global (or closure) value into what a kernel may use it as, or raise ``LookupError``."""
     if isinstance(obj, types.ModuleType):
         mname = obj.__name__
+        if mname in ("numba.types", "numba.cuda.types") or mname.startswith("numba.core.types"):
+            return ModuleRef("numba")
         if mname == "numba.cuda" or mname.startswith("numba.cuda."):
             return ModuleRef("cuda")
         if mname == "math":
             return ModuleRef("math")
         if mname == "numpy":
             return ModuleRef("numpy")
-        if mname == "numba" or mname.startswith("numba.core.types") or mname == "numba.types":
+        if mname == "numba":
             return ModuleRef("numba")
         raise LookupError(f"module {mname!r}")
     if hasattr(obj, "py_func") and callable(getattr(obj, "py_func", None)):
         return DeviceFnRef(obj.py_func)
+    dt = _dtype_of(obj)
+    if dt is not None and obj not in (float, int, bool):
+        return DTypeRef(dt)
     mod = getattr(obj, "__module__", None) or ""
     if mod.startswith("numba.cuda") and not isinstance(obj, (int, float)):
         qual = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or name
         return CudaRef(str(qual))
-    dt = _dtype_of(obj)
-    if dt is not None and obj not in (float, int, bool):
-        return DTypeRef(dt)
     if isinstance(obj, (bool, int, float, np.integer, np.floating, np.bool_)):
         return obj
     if isinstance(obj, tuple) and all(isinstance(v, (bool, int, float, np.integer, np.floating)) for v in obj):
         return obj
     if isinstance(obj, np.ndarray):
         return ConstArrayRef(obj, name)
+    if isinstance(obj, CapturedDeviceArray):
+        return ConstArrayRef(obj.array, name, by_pointer=True)
     if isinstance(obj, types.FunctionType):
         return DeviceFnRef(obj)
     raise LookupError(type(obj).__name__)
+
 
 #: constructs outside the kernel subset, named for messages
 CONSTRUCT_NAMES = {
@@ -149,3 +135,59 @@ CONSTRUCT_NAMES = {
     ast.Assert: "assert", ast.Yield: "yield", ast.Await: "await", ast.Starred: "*-unpacking",
     ast.NamedExpr: "the := operator",
 }
+
+
+@dataclass(frozen=True)
+class MathRef:
+    """``math.<name>``: a function or a constant of the math module."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class BuiltinRef:
+    """A Python builtin a kernel may call (``BUILTINS``)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class OtherRef:
+    """An attribute of numpy or numba that is neither a dtype nor a constant (``np.sqrt``, ``numba.njit``)."""
+
+    module: str
+    attr: str
+
+
+NUMPY_CONSTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "euler_gamma": 0.5772156649015329}
+
+
+def qualified(base: Any, parts: list[str]) -> Any:
+    """What ``base.part0.part1...`` refers to, for ``base`` a classified global (``classify_global``)."""
+    if not parts:
+        return base
+    if isinstance(base, ModuleRef):
+        if base.kind == "cuda":
+            return CudaRef(".".join(parts))
+        if base.kind == "math":
+            return MathRef(".".join(parts))
+        if base.kind == "numba" and parts[0] == "cuda" and len(parts) > 1:  # numba.cuda.grid(1)
+            return CudaRef(".".join(parts[1:]))
+        mod: Any = np if base.kind == "numpy" else __import__("numba")
+        if base.kind == "numba" and parts[0] == "cuda":
+            return ModuleRef("cuda")
+        obj: Any = mod
+        try:
+            for p in parts:
+                obj = getattr(obj, p)
+        except AttributeError:
+            return OtherRef(base.kind, ".".join(parts))
+        dt = _dtype_of(obj)
+        if dt is not None and obj not in (float, int, bool):
+            return DTypeRef(dt)
+        if base.kind == "numpy" and len(parts) == 1 and parts[0] in NUMPY_CONSTS:
+            return float(NUMPY_CONSTS[parts[0]])
+        return OtherRef(base.kind, ".".join(parts))
+    if isinstance(base, CudaRef):
+        return CudaRef(base.path + "." + ".".join(parts))
+    return None

@@ -82,3 +82,71 @@ def shared_stats(req: Requests, addr: np.ndarray, itemsize: int) -> SharedStats:
     pieces = Requests(req.row * regs + part, req.gtid, req.threads_per_block)
     wavefronts = int(_wavefronts(pieces, addr, itemsize).sum())
     return SharedStats(req.count, wavefronts, wavefronts - pieces.count)
+
+
+@dataclass(frozen=True)
+class BankRequest:
+    """One warp's shared-memory request, bank by bank (from the phase trace of the recorded blocks)."""
+
+    lineno: int
+    array: str
+    kind: str                                      # "ld" or "st"
+    block: int                                     # linear block id
+    warp: int                                      # warp number inside the block
+    itemsize: int
+    words_per_bank: tuple[int, ...]                # distinct 4-byte words each of the 32 banks serves
+    lanes_per_bank: tuple[tuple[int, ...], ...]    # which lanes (0-31) touch each bank
+    wavefronts: int                                # what the request costs, by the rules above
+    conflicts: int
+
+
+def _words(addr: np.ndarray, itemsize: int) -> np.ndarray:
+    """(lanes, words per element): the 4-byte words each element covers."""
+    return addr[:, None] // WORD + np.arange(max(itemsize // WORD, 1))[None, :]
+
+
+def worst_request(trace) -> BankRequest | None:
+    """The recorded shared load or store request whose busiest bank serves the most distinct words (the first
+    such in execution order), or None when the trace holds no shared load or store."""
+    table = getattr(trace, "table", None)
+    if table is None or len(table) == 0:
+        return None
+    from .trace import KINDS
+
+    warps = trace.launch.warps_per_block
+    cut = np.flatnonzero(table["step"][1:] != table["step"][:-1]) + 1
+    worst = None
+    for rows in np.split(table, cut):
+        info = trace.arrays.get(int(rows["array"][0]))
+        kind = KINDS[int(rows["kind"][0])]
+        if info is None or info.space != "shared" or kind not in ("ld", "st"):
+            continue
+        thread = rows["thread"].astype(np.int64)
+        request = rows["block"].astype(np.int64) * warps + thread // WARP
+        word = _words(info.base_address + rows["element"].astype(np.int64) * info.itemsize, info.itemsize)
+        pairs = np.unique(np.stack([np.repeat(request, word.shape[1]), word.reshape(-1)]), axis=1)
+        first = int(pairs[0].min())
+        per = np.bincount((pairs[0] - first) * BANKS + pairs[1] % BANKS)
+        busiest = int(per.max())
+        if worst is None or busiest > worst[0]:
+            worst = (busiest, int(np.argmax(per)) // BANKS + first, rows, request, info, kind)
+    if worst is None:
+        return None
+    _, at, rows, request, info, kind = worst
+    rows = rows[request == at]
+    lanes = rows["thread"].astype(np.int64) % WARP
+    addr = info.base_address + rows["element"].astype(np.int64) * info.itemsize
+    words = _words(addr, info.itemsize)
+    per_words: list[set[int]] = [set() for _ in range(BANKS)]
+    per_lanes: list[set[int]] = [set() for _ in range(BANKS)]
+    for lane, ws in zip(lanes.tolist(), words.tolist()):
+        for w in ws:
+            per_words[w % BANKS].add(w)
+            per_lanes[w % BANKS].add(lane)
+    gtid = rows["block"].astype(np.int64) * trace.launch.threads_per_block + rows["thread"].astype(np.int64)
+    order = np.argsort(gtid, kind="stable")
+    stats = shared_stats(Requests(np.zeros(len(rows), np.int64), gtid[order], trace.launch.threads_per_block),
+                         addr[order], info.itemsize)
+    return BankRequest(int(rows["lineno"][0]), info.name, kind, int(rows["block"][0]),
+                       int(rows["thread"][0]) // WARP, info.itemsize, tuple(len(s) for s in per_words),
+                       tuple(tuple(sorted(s)) for s in per_lanes), stats.wavefronts, stats.conflicts)

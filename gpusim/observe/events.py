@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..device import WARP_SIZE
+
 
 @dataclass(frozen=True)
 class ArrayInfo:
@@ -64,7 +66,7 @@ class LaunchInfo:
 
     @property
     def warps_per_block(self) -> int:
-        return (self.threads_per_block + 31) // 32
+        return (self.threads_per_block + WARP_SIZE - 1) // WARP_SIZE
 
     @property
     def num_blocks(self) -> int:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..device import WARP_SIZE
+
 READ, WRITE, ATOMIC = 0, 1, 2
 HAZARDS = {1: "read after write", 2: "write after read", 3: "write after write"}
 
@@ -59,7 +61,7 @@ def _ordered(prev_tid, prev_time, b, w, T, NW, bar_time, wbar_time):
         return False
     if bar_time[b] > prev_time:
         return True
-    pw = pb * NW + (prev_tid % T) // 32
+    pw = pb * NW + (prev_tid % T) // WARP_SIZE
     return pw == w and wbar_time[w] > prev_time
 
 
@@ -96,7 +98,7 @@ def track(elems, gtids, T, NW, now, line, kind, check_uninit,
         e = elems[k]
         g = gtids[k]
         b = g // T
-        w = b * NW + (g % T) // 32
+        w = b * NW + (g % T) // WARP_SIZE
         wt = w_tid[e]
         at = a_tid[e]
         if kind != WRITE and check_uninit and wt == -1 and at == -1:

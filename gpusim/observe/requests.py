@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-WARP = 32
+from ..device import WARP_SIZE as WARP
 
 
 class Requests:

@@ -9,10 +9,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..device import WARP_SIZE
 from ..faults import DataRace, OutOfBounds, UninitializedRead
 from ..observe import races
 from ..observe.events import AccessEvent, ArrayInfo
 from .memory import ArrayHandle, apply_atomic, const_handle, local_handle, shared_handle
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """``a`` made read-only, for the observers: every array handed to them is one the engine only reads
+    afterwards (atomics apply before they observe, so their element ids are never handed to numba frozen)."""
+    a.flags.writeable = False
+    return a
 
 
 class MemoryAccess:
@@ -39,7 +47,8 @@ class MemoryAccess:
             if h is None:
                 h = shared_handle(aid, name, (n,), dtype, self.nb, 0, self.dyn_buffer)
                 for k2, h2 in self.shared.items():  # an alias with the same element size: one shadow
-                    if k2[0] == "dyn" and h2.dtype.itemsize == dtype.itemsize and h.shadow is not None:
+                    if isinstance(k2, tuple) and k2[0] == "dyn" and h2.dtype.itemsize == dtype.itemsize \
+                            and h.shadow is not None:
                         h.shadow = h2.shadow
                         break
                 self.shared[key] = h
@@ -207,15 +216,24 @@ class MemoryAccess:
             if ids is None:
                 gt = self.b0 * self.T + lanes
                 blk = gt // self.T
-                ids = self._full_ids = (gt, blk, blk * self.NW + (gt % self.T) // 32)
+                ids = self._full_ids = tuple(_frozen(a) for a in (gt, blk, blk * self.NW + (gt % self.T) // WARP_SIZE))
             gt, blk, warp = ids
         else:
             gt = self.b0 * self.T + lanes
             blk = gt // self.T
-            warp = blk * self.NW + (gt % self.T) // 32
-        ev = AccessEvent(A.info, kind, int(line), gt, blk, warp, flat, self.phase_all[blk], uniform, op)
+            gt, blk, warp = _frozen(gt), _frozen(blk), _frozen(blk * self.NW + (gt % self.T) // WARP_SIZE)
+        # observers see read-only arrays: they cannot change what the kernel computes
+        ev = AccessEvent(A.info, kind, int(line), gt, blk, warp, _frozen(flat), _frozen(self.phase_all[blk]),
+                         uniform, op)
         for o in self.observers:
             o.on_access(ev)
+
+    def ld_uniform(self, A: ArrayHandle, m, idx, line):
+        """A load at an index the same for every lane (GRID): one NumPy scalar, even when it faulted."""
+        v = self.ld(A, m, idx, line)
+        if isinstance(v, np.ndarray):
+            return v[0] if v.ndim and v.size else A.dtype.type(0)
+        return v
 
     def ld(self, A: ArrayHandle, m, idx, line):
         if len(idx) == 1 and type(idx[0]) is tuple:  # a[t] with t a tuple variable
@@ -279,8 +297,6 @@ class MemoryAccess:
             return np.zeros(self.N, A.dtype)
         elems = self._elems(A, lanes, flat)
         self._track(A, elems, lanes, line, races.ATOMIC, "atomic")
-        if self.observers:
-            self._observe(A, "atom" if used else "red", line, lanes, flat, uniform, op)
 
         def pick(v):
             if isinstance(v, np.ndarray) and v.ndim:
@@ -290,6 +306,8 @@ class MemoryAccess:
         if A.flat is None:
             raise TypeError(f"atomics need a contiguous array; {A.name!r} is not")
         olds = apply_atomic(op, A.flat, elems, pick(value), None if cmp is None else pick(cmp))
+        if self.observers:
+            self._observe(A, "atom" if used else "red", line, lanes, flat, uniform, op)
         if lanes.size == self.N:
             return olds
         out = np.zeros(self.N, A.dtype)

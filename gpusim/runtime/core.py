@@ -1,33 +1,24 @@
-"""The runtime the generated lane code calls: chunk geometry, values, arithmetic, loops, fault records.
+"""The runtime the generated lane code calls: chunk geometry, the operations that need it, loops, faults.
 
 One ``Runtime`` serves a whole launch; ``start_chunk`` points it at the next chunk of blocks. Memory accesses
-live in ``access.py`` (``MemoryAccess``), barriers and warp intrinsics in ``sync.py`` (``Synchronisation``);
-``Runtime`` is the three together, the one object generated code calls as ``rt``.
+live in ``access.py`` (``MemoryAccess``), barriers and warp intrinsics in ``sync.py`` (``Synchronisation``),
+``print`` in ``output.py`` (``Output``); ``Runtime`` is them together, the one object generated code calls as
+``rt``. Arithmetic the IR has typed is plain NumPy in the generated code; what is here needs the lanes, the
+mask or a fault: integer division, integer powers, fused multiply-adds, conversions of floats to integers.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..faults import KernelError, KernelFault, KernelTimeout
+from ..device import WARP_SIZE
+from ..faults import KernelError, KernelFault, KernelTimeout, OutOfBounds
+from ..ir.values import convert
 from ..observe.events import ArrayInfo, LaunchInfo
-from . import intrinsics as ix
 from .access import MemoryAccess
 from .memory import ArrayHandle
+from .output import Output
 from .sync import Synchronisation
-
-_OPS = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.true_divide, "//": np.floor_divide,
-        "%": np.remainder, "**": np.power, "<<": np.left_shift, ">>": np.right_shift, "|": np.bitwise_or,
-        "^": np.bitwise_xor, "&": np.bitwise_and}
-_FLOP_NAMES = {"+": "add", "-": "sub", "*": "mul", "/": "div", "**": "special"}
-
-
-def _arith_type(a: np.dtype, b: np.dtype) -> np.dtype:
-    """numba's result type of an arithmetic operation on two scalar types."""
-    if a.kind in "iub" and b.kind in "iub":
-        return np.dtype(np.uint64 if a.kind == "u" and b.kind == "u" else np.int64)
-    return np.result_type(a, b)
-
 
 _SPLIT = 134217729.0  # 2**27 + 1: Dekker's split of a float64 into two 26-bit halves
 
@@ -51,34 +42,31 @@ def fma64(a, b, c):
     return np.where(np.isfinite(r), r, plain) if isinstance(r, np.ndarray) else (r if np.isfinite(r) else plain)
 
 
-def _py_dtype(v) -> np.dtype:
-    if isinstance(v, bool):
-        return np.dtype(np.bool_)
-    if isinstance(v, int):
-        return np.dtype(np.int64)
-    if isinstance(v, float):
-        return np.dtype(np.float64)
-    return np.asarray(v).dtype
+def fma_narrow(a, b, c, dtype: np.dtype):
+    """``a*b + c`` for float16/float32: the float64 product of two narrower floats is exact, so one rounding
+    of the float64 sum to ``dtype`` is the fused result (up to a double rounding of the sum)."""
+    f64 = np.float64
+    r = f64(a) * f64(b) + f64(c)
+    return r.astype(dtype) if isinstance(r, np.ndarray) else dtype.type(r)
 
 
-def _widen_int(x):
-    """numba's unary ``-``/``~`` on integers: at least 64 bits (uint64 if unsigned); ``-True`` is int64."""
-    dt = getattr(x, "dtype", None)
-    if dt is None or dt.kind not in "iub" or (dt.kind != "b" and dt.itemsize == 8):
-        return x
-    if dt.kind == "b" and not isinstance(x, np.ndarray):
-        return np.int64(x)
-    t = np.uint64 if dt.kind == "u" else np.int64
-    return x.astype(t) if isinstance(x, np.ndarray) else t(x)
+def _squaring(a, e, t, vec: bool):
+    """``a ** e`` for ``e >= 0`` by repeated squaring, every product rounded (or wrapped) in the type ``t``."""
+    r = np.ones(np.broadcast(a, e).shape, t) if vec else t(1)
+    while np.any(e != 0):
+        r = np.where(e & 1, r * a, r) if vec else (r * a if e & 1 else r)
+        e = e >> 1
+        a = a * a
+    return r
 
 
 class Abort(Exception):
     """Stops a launch after a fatal fault (a timeout); the fault is already recorded."""
 
 
-class Runtime(MemoryAccess, Synchronisation):
+class Runtime(MemoryAccess, Synchronisation, Output):
     def __init__(self, info: LaunchInfo, source_lines, kernel_name: str, observers, max_steps: int,
-                 shared_mem: int, next_array_id: int):
+                 shared_mem: int, next_array_id: int, max_output_lines: int = 1000):
         self.info = info
         self.kernel = kernel_name
         self.src = source_lines  # callable lineno -> text
@@ -88,7 +76,7 @@ class Runtime(MemoryAccess, Synchronisation):
         self.NW = info.warps_per_block
         self.bdx, self.bdy, self.bdz = (np.int32(v) for v in info.block)
         self.gdx, self.gdy, self.gdz = (np.int32(v) for v in info.grid)
-        self.warpsize = np.int32(32)
+        self.warpsize = np.int32(WARP_SIZE)
         self.bar_time = np.full(info.num_blocks, -1, np.int64)
         self.wbar_time = np.full(info.num_blocks * self.NW, -1, np.int64)
         self.phase_all = np.zeros(info.num_blocks, np.int64)
@@ -102,40 +90,46 @@ class Runtime(MemoryAccess, Synchronisation):
         self.flops: dict[tuple[str, str], int] = {}
         self.steps = 0
         self._mask_cache: tuple[object, np.ndarray] | None = None
-        self.count_flops = True
+        self._geometry: dict[int, dict[str, np.ndarray]] = {}
+        self.init_output(max_output_lines)
 
     # -- chunks ---------------------------------------------------------------------------------------
     def start_chunk(self, b0: int, nb: int) -> None:
+        self.flush_output()  # the previous chunk's prints, while its geometry still names their threads
         T = self.T
         N = nb * T
         self.b0, self.nb, self.N = b0, nb, N
-        lane = np.arange(N, dtype=np.int64)
-        t = lane % T
-        blk = b0 + lane // T
-        bx, by, _ = self.info.block
+        geom = self._geometry.get(nb)
+        if geom is None:  # what depends only on the chunk's size: the same for every full chunk
+            lane = np.arange(N, dtype=np.int64)
+            t = lane % T
+            bx, by, _ = self.info.block
+            # numba types threadIdx/blockIdx/blockDim/gridDim/laneid/warpsize as int32 (checked on the GPU)
+            i32 = np.int32
+            laneid = (t % WARP_SIZE).astype(i32)
+            warp_in_block = t // WARP_SIZE
+            geom = {
+                "tx": (t % bx).astype(i32), "ty": ((t // bx) % by).astype(i32), "tz": (t // (bx * by)).astype(i32),
+                "laneid": laneid, "lane_block": lane // T, "lane_warp_in_block": warp_in_block,
+                "lanemask_lt": ((np.uint64(1) << laneid.astype(np.uint64)) - np.uint64(1)).astype(np.uint32),
+                "all_lanes": np.ones(N, bool), "no_lanes": np.zeros(N, bool), "warp_base": lane - laneid,
+                "warp_size_of": np.minimum(WARP_SIZE, T - warp_in_block * WARP_SIZE),
+            }
+            for v in geom.values():
+                v.flags.writeable = False  # shared by every chunk of this size: nothing may change them
+            self._geometry = {nb: geom}
+        self.__dict__.update(geom)
         gx, gy, _ = self.info.grid
-        # numba types threadIdx/blockIdx/blockDim/gridDim/laneid/warpsize as int32 (checked on the GPU)
+        blk = b0 + self.lane_block
         i32 = np.int32
-        self.tx, self.ty, self.tz = ((t % bx).astype(i32), ((t // bx) % by).astype(i32),
-                                     (t // (bx * by)).astype(i32))
         self.bx, self.by, self.bz = ((blk % gx).astype(i32), ((blk // gx) % gy).astype(i32),
                                      (blk // (gx * gy)).astype(i32))
-        self.laneid = (t % 32).astype(i32)
-        self.lane_block = lane // T
-        self.lane_warp_in_block = t // 32
-        self.lanemask_lt = ((np.uint64(1) << self.laneid.astype(np.uint64)) - np.uint64(1)).astype(np.uint32)
-        self.all_lanes = np.ones(N, bool)
-        self.no_lanes = np.zeros(N, bool)
         self.exited = self.no_lanes
         self.shared: dict[int, ArrayHandle] = {}
         self.dyn_buffer = None
         self.steps = 0
-        self._grid_cache: dict[int, object] = {}
-        self._full_ids = None
         self._mask_cache = None
-        # warp geometry for votes/shuffles: lane -> index of its warp's first lane
-        self.warp_base = lane - self.laneid
-        self.warp_size_of = np.minimum(32, T - self.lane_warp_in_block * 32)
+        self._full_ids = None
 
     # -- helpers used by generated code ---------------------------------------------------------------
     def active(self, m) -> np.ndarray:
@@ -147,79 +141,111 @@ class Runtime(MemoryAccess, Synchronisation):
         self._mask_cache = (m, lanes)
         return lanes
 
-    @staticmethod
-    def truth(x):
-        if isinstance(x, np.ndarray):
-            return x if x.dtype == np.bool_ else x != 0
-        return bool(x)
+    def first_lane(self, m) -> int | None:
+        lanes = self.active(m)
+        return int(lanes[0]) if lanes.size else None
 
     @staticmethod
-    def logical_not(x):
-        if isinstance(x, np.ndarray):
-            return ~x if x.dtype == np.bool_ else x == 0
-        return not x
-
-    @staticmethod
-    def invert(x):
-        if isinstance(x, bool):
-            return not x
-        if getattr(x, "dtype", None) == np.bool_:  # ~ of a bool is a bool in numba
-            return np.logical_not(x)
-        return np.invert(_widen_int(x))
-
-    @staticmethod
-    def neg(x):
-        return -_widen_int(x)
-
-    def merge(self, m, new, old):
+    def merge(m, new, old):
         if old is None:
             return new
         if isinstance(new, tuple):
-            return tuple(self.merge(m, a, b) for a, b in zip(new, old))
+            return tuple(np.where(m, a, b) for a, b in zip(new, old))
         return np.where(m, new, old)
 
     @staticmethod
-    def lanes(x):
-        return x
-
-    @staticmethod
     def select(c, a, b):
+        if isinstance(a, tuple):
+            return tuple(np.where(c, x, y) for x, y in zip(a, b))
         return np.where(c, a, b)
 
+    convert = staticmethod(convert)
+    fma64 = staticmethod(fma64)
+    fma_narrow = staticmethod(fma_narrow)
+
+    def intdiv(self, a, b, is_mod: bool, m, line):
+        """Integer ``a // b`` or ``a % b`` (Python's floor semantics). A zero divisor on an active lane is a
+        ``KernelError`` fault; such a lane gets 0, as on the GPU."""
+        if isinstance(b, np.ndarray):
+            zero = b == 0
+            if not zero.any():
+                return a % b if is_mod else a // b
+            bad = zero & m
+            if bad.any():
+                self.error(KernelError, "integer division by zero", int(np.flatnonzero(bad)[0]), line)
+            safe = np.where(zero, np.ones((), b.dtype), b)
+            r = a % safe if is_mod else a // safe
+            return np.where(zero, np.zeros((), b.dtype), r)
+        if b == 0:
+            lane = self.first_lane(m)
+            if lane is not None:
+                self.error(KernelError, "integer division by zero", lane, line)
+            return a * b
+        return a % b if is_mod else a // b
+
     @staticmethod
-    def all_of(*parts):
-        r = parts[0]
-        for p in parts[1:]:
-            r = r & p
+    def ipow(a, b, m=None, line=0):
+        """Integer ``a ** b`` as numba computes it: repeated squaring in the type (wrapping); a negative
+        exponent gives 0, except for a base of 1 or -1 (and 0, which gives the type's minimum)."""
+        t = np.asarray(a).dtype.type
+        vec = isinstance(a, np.ndarray) or isinstance(b, np.ndarray)
+        neg = b < 0
+        r = _squaring(np.asarray(a) if vec else a, np.where(neg, -b, b) if vec else (-b if neg else b), t, vec)
+        if np.any(neg):
+            special = np.where(a == 1, t(1), np.where(a == -1, r, np.where(a == 0, np.iinfo(t).min, t(0))))
+            r = np.where(neg, special, r) if vec else t(special)
         return r
 
-    abs_ = staticmethod(np.abs)
-    min_ = staticmethod(np.minimum)
-    max_ = staticmethod(np.maximum)
-    cast = staticmethod(ix.cast)
-    to_float = staticmethod(ix.to_float)
-    round_ = staticmethod(ix.round_)
-    bits = staticmethod(ix.bits)
-
     @staticmethod
-    def math(name, *args):
-        return ix.math_fn(name, *args)
+    def fpow(a, n):
+        """``a ** n`` for a float ``a`` and an integer ``n``, as numba computes it: repeated squaring in the
+        float's type, and ``1 / result`` for a negative exponent."""
+        t = np.asarray(a).dtype.type
+        vec = isinstance(a, np.ndarray) or isinstance(n, np.ndarray)
+        neg = n < 0
+        e = np.where(neg, -np.asarray(n, np.int64), n) if vec else (-int(n) if neg else int(n))
+        if not vec and e > 0x10000:  # numba's cutoff: the generic power function
+            r = t(np.power(np.float64(a), np.float64(e)))
+        else:
+            r = _squaring(a, e, t, vec)
+        if np.any(neg):
+            r = np.where(neg, t(1) / r, r) if vec else t(1) / r
+        return r
 
-    @staticmethod
-    def fma(a, b, c):
-        dt = np.result_type(a, b, c)
-        if dt.kind == "f" and dt.itemsize < 8:
-            return (np.float64(a) * b + c).astype(dt) if isinstance(a * b, np.ndarray) else dt.type(
-                np.float64(a) * np.float64(b) + np.float64(c))
-        return a * b + c
+    def tuple_index(self, items, k, m, line):
+        """``t[k]`` for an index known per lane: an index outside the tuple is an ``OutOfBounds`` fault."""
+        n = len(items)
+        if not isinstance(k, np.ndarray):
+            if 0 <= k < n:
+                return items[int(k)]
+            lane = self.first_lane(m)
+            if lane is not None:
+                self.record(OutOfBounds(f"Index {int(k)} is out of range for a tuple of {n} items."), line, lane,
+                            None, (int(k),))
+            return items[0] * 0
+        bad = (k < 0) | (k >= n)
+        if isinstance(m, np.ndarray):
+            bad = bad & m
+        if bad.any():
+            lane = int(np.flatnonzero(bad)[0])
+            self.record(OutOfBounds(f"Index {int(k[lane])} is out of range for a tuple of {n} items."), line,
+                        lane, None, (int(k[lane]),))
+        table = np.stack([np.broadcast_to(v, (self.N,)) for v in items])
+        return table[np.clip(k, 0, n - 1), np.arange(self.N)]
 
-    @staticmethod
-    def tuple_item(t, i):
-        return t[int(i)]
+    def trap(self, message: str, m, line) -> None:
+        lane = self.first_lane(m)
+        if lane is not None:
+            self.error(KernelError, message, lane, line)
+            raise Abort
 
-    @staticmethod
-    def irange(a, b, s):
-        return map(np.int64, range(int(a), int(b), int(s)))
+    def irange(self, start, stop, step, dtype, m, line):
+        if step == 0:
+            lane = self.first_lane(m)
+            self.error(KernelError, "a range() step is zero", lane if lane is not None else 0, line)
+            raise Abort
+        t = dtype.type
+        return map(t, range(int(start), int(stop), int(step)))
 
     def check_step(self, step, m, line):
         if isinstance(step, np.ndarray):
@@ -247,89 +273,8 @@ class Runtime(MemoryAccess, Synchronisation):
                 int(lanes[0]) if lanes.size else None, None, None)
             raise Abort
 
-    def unpack_error(self, want, got):
-        raise TypeError(f"cannot unpack {got} values into {want} names")
-
-    def intdiv(self, a, b, op, m, line):
-        bt = np.asarray(b)
-        if bt.dtype.kind in "iub" and np.asarray(a).dtype.kind in "iub":
-            zero = (bt == 0)
-            if isinstance(zero, np.ndarray) and zero.ndim:
-                bad = zero & m if isinstance(m, np.ndarray) else zero
-                if bad.any():
-                    self.error(KernelError, "integer division by zero", int(np.flatnonzero(bad)[0]), line)
-                    b = np.where(zero, 1, b)
-            elif zero and np.any(m):
-                self.error(KernelError, "integer division by zero", int(self.active(m)[0]), line)
-                b = 1
-        return a // b if op == "//" else a % b
-
-    def binop(self, op, a, b, m, line):
-        """``a op b`` with numba's typing: integer arithmetic is at least 64-bit (signed if either side is),
-        a float raised to an integer power keeps its type, integer ``//``/``%`` by zero is a fault."""
-        da = a.dtype if hasattr(a, "dtype") else _py_dtype(a)
-        db = b.dtype if hasattr(b, "dtype") else _py_dtype(b)
-        ka, kb = da.kind, db.kind
-        if ka in "iub" and kb in "iub":
-            if ka == "b" and kb == "b" and op in ("&", "|", "^"):
-                return _OPS[op](a, b)
-            if da.itemsize < 8 or db.itemsize < 8 or ka != kb:
-                t = np.uint64 if (ka == "u" and kb == "u") else np.int64
-                a = a.astype(t) if isinstance(a, np.ndarray) else t(a)
-                b = b.astype(t) if isinstance(b, np.ndarray) else t(b)
-            if op in ("//", "%"):
-                return self.intdiv(a, b, op, m, line)
-            if op == "/":
-                a = a.astype(np.float64) if isinstance(a, np.ndarray) else np.float64(a)
-            return _OPS[op](a, b)
-        if op == "**" and ka == "f" and kb in "iu":
-            r = _OPS[op](a, b)
-            r = r.astype(da) if isinstance(r, np.ndarray) else da.type(r)
-        else:
-            r = _OPS[op](a, b)
-        if self.count_flops and op in _FLOP_NAMES:
-            self.flop(_FLOP_NAMES[op], r, m)
-        return r
-
-    def mad(self, x, y, c, psign, csign, m, line):
-        """``psign*x*y + csign*c`` rounded once, as the GPU's fused multiply-add does: numba-cuda lets the
-        compiler contract ``a*b + c`` for float16/32/64 (seen on an H200) — but only where the product and
-        the sum have one type. A float32 product added to a float64 (``acc = 0.0; acc += a[i] * b[i]``) is
-        rounded to float32 first: the conversion between them stops LLVM's contraction (an H200 gave
-        different bits for puzzle 14 when gpusim fused it). Integer operands: plain ops."""
-        dx = x.dtype if hasattr(x, "dtype") else _py_dtype(x)
-        dy = y.dtype if hasattr(y, "dtype") else _py_dtype(y)
-        dc = c.dtype if hasattr(c, "dtype") else _py_dtype(c)
-        prod = _arith_type(dx, dy)
-        out = _arith_type(prod, dc)
-        if prod.kind == "f" and prod == out:
-            f64 = np.float64
-            xx = x.astype(f64) if isinstance(x, np.ndarray) else f64(x)
-            yy = y.astype(f64) if isinstance(y, np.ndarray) else f64(y)
-            cc = c.astype(f64) if isinstance(c, np.ndarray) else f64(c)
-            if psign < 0:
-                xx = -xx
-            if csign < 0:
-                cc = -cc
-            if out.itemsize <= 4:  # the float64 product of two float32s is exact: one rounding at the end
-                r = xx * yy + cc
-            else:
-                r = fma64(xx, yy, cc)
-            r = r.astype(out) if isinstance(r, np.ndarray) else out.type(r)
-            if self.count_flops:
-                self.flop("fma", r, m)
-            return r
-        p = self.binop("*", x, y, m, line)
-        return self.binop("+" if psign * csign > 0 else "-", c, p, m, line) if psign < 0 else \
-            self.binop("+" if csign > 0 else "-", p, c, m, line)
-
-    def divmod_(self, a, b, m, line):
-        return (self.intdiv(a, b, "//", m, line), self.intdiv(a, b, "%", m, line))
-
     def flop(self, op, value, m):
         dt = getattr(value, "dtype", None)
-        if dt is None:
-            dt = np.dtype(np.float64) if isinstance(value, float) else None
         if dt is not None and dt.kind == "f":
             n = int(np.count_nonzero(m)) if isinstance(m, np.ndarray) else self.N
             key = (op, dt.name)
@@ -338,28 +283,6 @@ class Runtime(MemoryAccess, Synchronisation):
                 for o in self.observers:
                     o.on_flops(op, dt, n)
         return value
-
-    # -- thread geometry ------------------------------------------------------------------------------
-    def grid(self, n):
-        g = self._grid_cache.get(n)
-        if g is None:
-            i64 = np.int64
-            x = self.bx.astype(i64) * i64(self.bdx) + self.tx
-            if n == 1:
-                g = x
-            else:
-                y = self.by.astype(i64) * i64(self.bdy) + self.ty
-                g = (x, y) if n == 2 else (x, y, self.bz.astype(i64) * i64(self.bdz) + self.tz)
-            self._grid_cache[n] = g
-        return g
-
-    def gridsize(self, n):
-        i64 = np.int64
-        x = i64(self.bdx) * i64(self.gdx)
-        if n == 1:
-            return x
-        y = i64(self.bdy) * i64(self.gdy)
-        return (x, y) if n == 2 else (x, y, i64(self.bdz) * i64(self.gdz))
 
     # -- faults ---------------------------------------------------------------------------------------
     def where(self, lane):

@@ -1,7 +1,9 @@
-"""Value-level intrinsics on lane vectors: math functions, casts, bit operations, warp shuffles and votes.
+"""Value-level intrinsics on lane vectors (or NumPy scalars) whose arguments already have their IR types:
+math functions NumPy has no ufunc for (or computes differently at special values), rounding, bit counts.
 
-Warp operations work on the chunk's lane layout: lane ``k`` is thread ``k % T`` of block ``k // T``; its warp
-is ``(k % T) // 32`` of that block and its lane id ``(k % T) % 32``. A partial last warp has fewer lanes.
+Special values follow the C library as the GPU's libdevice computes them: ``gamma`` is +-inf at +-0 and NaN
+at negative integers; ``lgamma`` is +inf at 0 and at negative integers; ``remainder(x, 0)`` and
+``remainder(inf, y)`` are NaN; overflow gives inf, never an exception.
 """
 
 from __future__ import annotations
@@ -10,83 +12,94 @@ import math
 
 import numpy as np
 
-_FLOAT_OUT = {"sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
-              "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "pow", "fabs",
-              "erf", "erfc", "gamma", "lgamma", "hypot", "copysign", "fmod", "radians", "degrees", "ldexp",
-              "remainder"}
-_UFUNCS = {
-    "sqrt": np.sqrt, "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2,
-    "log10": np.log10, "log1p": np.log1p, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin,
-    "acos": np.arccos, "atan": np.arctan, "atan2": np.arctan2, "sinh": np.sinh, "cosh": np.cosh,
-    "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh, "pow": np.power,
-    "fabs": np.fabs, "hypot": np.hypot, "copysign": np.copysign, "fmod": np.fmod, "radians": np.radians,
-    "degrees": np.degrees, "ldexp": np.ldexp, "remainder": np.frompyfunc(math.remainder, 2, 1),  # IEEE 754
-    "erf": np.frompyfunc(math.erf, 1, 1), "erfc": np.frompyfunc(math.erfc, 1, 1),
-    "gamma": np.frompyfunc(math.gamma, 1, 1), "lgamma": np.frompyfunc(math.lgamma, 1, 1),
-}
+
+def _elementwise(f, x, dtype: np.dtype, *more):
+    """``f`` on each element (Python floats), the result in ``dtype``; scalars stay scalars."""
+    if isinstance(x, np.ndarray) or any(isinstance(m, np.ndarray) for m in more):
+        vec = np.frompyfunc(f, 1 + len(more), 1)
+        return np.asarray(vec(x, *more), dtype=np.float64).astype(dtype)
+    return dtype.type(f(x, *more))
 
 
-def _float_dtype(*xs) -> np.dtype:
-    """numba's rule for math functions: float32 stays float32 (if every float argument is float32 or
-    narrower), integers and float64 give float64."""
-    kinds = [np.asarray(x).dtype for x in xs]
-    if all(d.kind == "f" and d.itemsize <= 4 for d in kinds):
-        return np.dtype(np.float32)
-    return np.dtype(np.float64)
+def _gamma(x: float) -> float:
+    try:
+        return math.gamma(x)
+    except ValueError:          # poles: 0 and the negative integers
+        if x == 0:
+            return math.copysign(math.inf, x)
+        return math.nan if x != -math.inf else math.nan
+    except OverflowError:
+        return math.inf
 
 
-def math_fn(name: str, *args):
-    if name in ("floor", "ceil", "trunc"):
-        x = args[0]
-        f = {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}[name]
-        if np.asarray(x).dtype.kind in "iub":  # numba-cuda: math.floor(int) is float64
-            return x.astype(np.float64) if isinstance(x, np.ndarray) else np.float64(x)
-        return f(x)  # numba-cuda keeps the float type (math.floor(float32) is float32 on the GPU)
-    if name in ("isnan", "isinf", "isfinite"):
-        return {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}[name](args[0])
-    if name == "ldexp":
-        dt = _float_dtype(args[0])
-        return np.ldexp(np.asarray(args[0], dt) if isinstance(args[0], np.ndarray) else dt.type(args[0]),
-                        args[1])
-    dt = _float_dtype(*args)
-    conv = [a.astype(dt, copy=False) if isinstance(a, np.ndarray) else dt.type(a) for a in args]
-    out = _UFUNCS[name](*conv)
-    if isinstance(out, np.ndarray) and out.dtype == object:
-        return out.astype(dt)
-    if not isinstance(out, (np.ndarray, np.generic)) or (isinstance(out, np.generic) and out.dtype != dt):
-        return dt.type(out)
-    return out
+def _lgamma(x: float) -> float:
+    try:
+        return math.lgamma(x)
+    except ValueError:
+        return math.inf
+    except OverflowError:
+        return math.inf
 
 
-def cast(x, dtype: np.dtype):
-    if isinstance(x, np.ndarray):
-        if dtype.kind in "iu" and x.dtype.kind == "f":
-            return np.trunc(x).astype(dtype)
-        return x.astype(dtype)
-    if dtype.kind in "iu" and isinstance(x, (float, np.floating)):
-        x = math.trunc(x) if math.isfinite(x) else 0
-        return dtype.type(np.int64(x)) if dtype.kind == "i" else dtype.type(np.uint64(x & 0xFFFFFFFFFFFFFFFF))
-    if dtype.kind in "iu" and isinstance(x, (int, np.integer)):
-        bits = dtype.itemsize * 8
-        v = int(x) & ((1 << bits) - 1)
-        if dtype.kind == "i" and v >= 1 << (bits - 1):
-            v -= 1 << bits
-        return dtype.type(v)
-    return dtype.type(x)
+def _remainder(x: float, y: float) -> float:
+    try:
+        return math.remainder(x, y)
+    except ValueError:          # y == 0 or x infinite
+        return math.nan
 
 
-def to_float(x):
-    """``float(x)``: float32 stays float32 in numba-cuda; integers become float64."""
-    if np.asarray(x).dtype.kind == "f":
-        return x
-    return cast(x, np.dtype(np.float64))
+def erf(x, dtype: np.dtype):
+    return _elementwise(math.erf, x, dtype)
 
 
-def round_(x, nd=None):
-    if nd is None:
-        r = np.rint(x)
-        return r.astype(np.int64) if isinstance(r, np.ndarray) else np.int64(r)
-    return np.round(x, int(nd))
+def erfc(x, dtype: np.dtype):
+    return _elementwise(math.erfc, x, dtype)
+
+
+def gamma(x, dtype: np.dtype):
+    return _elementwise(_gamma, x, dtype)
+
+
+def lgamma(x, dtype: np.dtype):
+    return _elementwise(_lgamma, x, dtype)
+
+
+def remainder(x, y, dtype: np.dtype):
+    """IEEE 754 remainder: ``x - n*y`` for ``n`` the integer nearest ``x/y`` (ties to even)."""
+    return _elementwise(_remainder, x, dtype, y)
+
+
+def ldexp(x, n, dtype: np.dtype):
+    with np.errstate(all="ignore"):
+        r = np.ldexp(x, np.asarray(n, np.int32) if isinstance(n, np.ndarray) else np.int32(n))
+    return r.astype(dtype) if isinstance(r, np.ndarray) else dtype.type(r)
+
+
+def frexp(x, dtype: np.dtype):
+    """(mantissa in [0.5, 1) of ``dtype``, int32 exponent)."""
+    m, e = np.frexp(x)
+    if isinstance(m, np.ndarray):
+        return m.astype(dtype), e.astype(np.int32)
+    return dtype.type(m), np.int32(e)
+
+
+def modf(x, dtype: np.dtype):
+    """(fractional part, integral part), both of ``dtype``."""
+    f, i = np.modf(x)
+    if isinstance(f, np.ndarray):
+        return f.astype(dtype), i.astype(dtype)
+    return dtype.type(f), dtype.type(i)
+
+
+def round(x, dtype: np.dtype):  # noqa: A001 - the builtin's name, as the IR intrinsic is named
+    """``round(x)``: to the nearest integer, halves to even, as an int64."""
+    r = np.rint(x)
+    return r.astype(np.int64) if isinstance(r, np.ndarray) else np.int64(r)
+
+
+def round_ndigits(x, nd, dtype: np.dtype):
+    r = np.round(x, int(nd))
+    return r.astype(dtype) if isinstance(r, np.ndarray) else dtype.type(r)
 
 
 # ---------------------------------------------------------------------------------------------- bits
@@ -126,3 +139,19 @@ def bits(kind: str, x):
     else:  # pragma: no cover
         raise ValueError(kind)
     return r[()] if scalar else r
+
+
+def popc(x, dtype: np.dtype):
+    return bits("popc", x)
+
+
+def clz(x, dtype: np.dtype):
+    return bits("clz", x)
+
+
+def ffs(x, dtype: np.dtype):
+    return bits("ffs", x)
+
+
+def brev(x, dtype: np.dtype):
+    return bits("brev", x)

@@ -79,7 +79,7 @@ def local_handle(aid: int, name: str, shape: tuple[int, ...], dtype: np.dtype, l
 # ---------------------------------------------------------------------------------------------- atomics
 
 OPS = {"add": 0, "sub": 1, "max": 2, "min": 3, "exch": 4, "inc": 5, "dec": 6, "and": 7, "or": 8, "xor": 9,
-       "cas": 10}
+       "cas": 10, "nanmax": 11, "nanmin": 12}
 
 
 @njit(cache=True)
@@ -93,16 +93,22 @@ def _atomic_float(data, elems, vals, cmps, op, olds):
             data[e] = old + v
         elif op == 1:
             data[e] = old - v
-        elif op == 2:
-            if v > old or (old != old):
+        elif op == 2:  # max: a NaN stored or given changes nothing (numba-cuda's atomic max)
+            if v > old:
                 data[e] = v
         elif op == 3:
-            if v < old or (old != old):
+            if v < old:
                 data[e] = v
         elif op == 4:
             data[e] = v
         elif op == 10:
             if old == cmps[k]:
+                data[e] = v
+        elif op == 11:  # nanmax: a NaN stored is replaced, a NaN given is ignored
+            if v > old or (old != old and v == v):
+                data[e] = v
+        elif op == 12:
+            if v < old or (old != old and v == v):
                 data[e] = v
 
 
@@ -137,6 +143,12 @@ def _atomic_int(data, elems, vals, cmps, op, olds):
             data[e] = old ^ v
         elif op == 10:
             if old == cmps[k]:
+                data[e] = v
+        elif op == 11:
+            if v > old:
+                data[e] = v
+        elif op == 12:
+            if v < old:
                 data[e] = v
 
 

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..device import FULL_MASK, WARP_SIZE
 from ..faults import BarrierDivergence
-
-FULL_MASK = 0xFFFFFFFF
 
 
 class Synchronisation:
@@ -53,8 +52,11 @@ class Synchronisation:
         self.wbar_time[w] = self.now
         self.phase_all[gblocks] += 1
         self.now += 1
-        for o in self.observers:
-            o.on_barrier(gblocks, int(line))
+        if self.observers:
+            seen = gblocks.view()
+            seen.flags.writeable = False  # observers see read-only arrays
+            for o in self.observers:
+                o.on_barrier(seen, int(line))
 
     def show_shared(self, blocks, line):
         """Give observers that ask for them (``on_shared_values``) read-only views of the chunk's shared arrays.
@@ -79,7 +81,7 @@ class Synchronisation:
 
     def syncthreads_reduce(self, kind, m, pred, line):
         self.syncthreads(m, line)
-        p = self.truth(pred)
+        p = pred != 0
         if not isinstance(p, np.ndarray):
             p = np.full(self.N, p)
         if not isinstance(m, np.ndarray):
@@ -98,29 +100,40 @@ class Synchronisation:
         """Per lane: the OR over its warp of (b[lane] << laneid), as uint32."""
         bits = b.astype(np.uint64) << self.laneid.astype(np.uint64)
         T = self.T
-        if T % 32 == 0:
-            w = bits.reshape(-1, 32).sum(axis=1)
-            return np.repeat(w, 32).astype(np.uint32)
+        if T % WARP_SIZE == 0:
+            w = bits.reshape(-1, WARP_SIZE).sum(axis=1)
+            return np.repeat(w, WARP_SIZE).astype(np.uint32)
         starts = np.flatnonzero(self.laneid == 0)
         w = np.add.reduceat(bits, starts)
         counts = np.diff(np.append(starts, self.N))
         return np.repeat(w, counts).astype(np.uint32)
 
     def _check_warp_mask(self, m, mask, line, what):
+        """A ``*_sync`` call: every executing lane must be in the mask, and every live lane of the mask must
+        execute it. Returns the executing lanes' bits per lane."""
         if not isinstance(m, np.ndarray):
             m = self.all_lanes
+        maskv = np.asarray(mask).astype(np.uint32)
+        inmask = ((maskv >> self.laneid.astype(np.uint32)) & np.uint32(1)).astype(bool)
+        outside = m & ~inmask
+        if outside.any():
+            k = int(np.flatnonzero(outside)[0])
+            mk = int(maskv if maskv.ndim == 0 else maskv[k])
+            self.record(BarrierDivergence(
+                f"{what} is executed by lane {int(self.laneid[k])}, which its mask (0x{mk:08x}) leaves out: a lane "
+                "that executes a *_sync call must be in its mask (compute-sanitizer's synccheck reports this as "
+                "an invalid argument)."), line, k, None, None, ("mask",))
         act = self._warp_bits(m)
-        exist = np.where(self.warp_size_of >= 32, np.uint64(FULL_MASK),
+        exist = np.where(self.warp_size_of >= WARP_SIZE, np.uint64(FULL_MASK),
                          (np.uint64(1) << self.warp_size_of.astype(np.uint64)) - np.uint64(1)).astype(np.uint32)
         live = self._warp_bits(~self.exited)
-        maskv = np.asarray(mask).astype(np.uint32) if not isinstance(mask, np.ndarray) else mask.astype(np.uint32)
         need = maskv & exist & live
         bad = m & ((need & ~act) != 0)
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
             needk = int(need if np.ndim(need) == 0 else need[k])
             actk = int(act[k])
-            missing = [i for i in range(32) if (needk >> i) & 1 and not (actk >> i) & 1]
+            missing = [i for i in range(WARP_SIZE) if (needk >> i) & 1 and not (actk >> i) & 1]
             f = BarrierDivergence(
                 f"{what} names lanes {missing[:8]}{'...' if len(missing) > 8 else ''} of the warp in its mask "
                 f"(0x{needk:08x}) but they are not executing it: every lane named in the mask must take part.")
@@ -131,21 +144,21 @@ class Synchronisation:
         self._check_warp_mask(m, mask, line, "syncwarp()")
         lanes = self.active(m)
         if lanes.size:
-            gw = np.unique((self.b0 + lanes // self.T) * self.NW + (lanes % self.T) // 32)
+            gw = np.unique((self.b0 + lanes // self.T) * self.NW + (lanes % self.T) // WARP_SIZE)
             self.now += 1
             self.wbar_time[gw] = self.now
             self.now += 1
 
-    def shuffle(self, kind, m, mask, value, arg, width, line):
+    def shuffle(self, kind, m, mask, value, arg, line):
         before = len(self.faults)
         self._check_warp_mask(m, mask, line, f"shfl_{kind}_sync()" if kind != "idx" else "shfl_sync()")
         mask_ok = len(self.faults) == before
         if not isinstance(value, np.ndarray):
             return value
-        w = np.int64(width)
+        w = np.int64(WARP_SIZE)
         lid = self.laneid
         base = lid & ~(w - 1)
-        a = np.asarray(arg).astype(np.int64) & 31  # the hardware reads the low 5 bits (checked on an H200)
+        a = np.asarray(arg).astype(np.int64) & (WARP_SIZE - 1)  # the hardware reads the low 5 bits (H200)
         if kind == "idx":
             src = base + (a % w)
         elif kind == "up":
@@ -174,29 +187,47 @@ class Synchronisation:
         self._check_warp_mask(m, mask, line, f"{kind}_sync()")
         if not isinstance(m, np.ndarray):
             m = self.all_lanes
-        maskv = np.uint32(mask) if not isinstance(mask, np.ndarray) else mask.astype(np.uint32)
-        inmask = ((maskv >> self.laneid.astype(np.uint32)) & np.uint32(1)).astype(bool)
+        part = m & self._in_mask(mask)
+        p = pred if isinstance(pred, np.ndarray) else np.full(self.N, pred)
         if kind == "eq":
-            v = pred if isinstance(pred, np.ndarray) else np.full(self.N, pred)
-            part = m & inmask
-            first = self._warp_first(v, part)
-            return self._warp_bits(part & (v != first)) == 0
-        p = self.truth(pred)
-        if not isinstance(p, np.ndarray):
-            p = np.full(self.N, p)
-        ballot = self._warp_bits(p & m & inmask)
+            first = self._warp_first(p, part)
+            return self._warp_bits(part & (p != first)) == 0
+        ballot = self._warp_bits(p & part)
         if kind == "ballot":
             return ballot.view(np.int32)  # numba-cuda types ballot_sync as int32
         if kind == "any":
             return ballot != 0
-        part = self._warp_bits(m & inmask)
-        return ballot == part
+        return ballot == self._warp_bits(part)
+
+    def match(self, kind, m, mask, value, line):
+        """``match_any_sync``: per lane, the bits of the lanes of its mask holding its value;
+        ``match_all_sync``: (the mask's lanes, True) when they all hold one value, else (0, False)."""
+        self._check_warp_mask(m, mask, line, f"match_{kind}_sync()")
+        if not isinstance(m, np.ndarray):
+            m = self.all_lanes
+        part = m & self._in_mask(mask)
+        v = value if isinstance(value, np.ndarray) else np.full(self.N, value)
+        offs = np.arange(WARP_SIZE)
+        idx = self.warp_base[:, None] + offs[None, :]
+        exists = offs[None, :] < self.warp_size_of[:, None]
+        idx = np.where(exists, idx, self.warp_base[:, None])
+        same = (v[idx] == v[:, None]) & part[idx] & exists
+        bits = (same.astype(np.uint64) << offs.astype(np.uint64)[None, :]).sum(axis=1).astype(np.uint32)
+        if kind == "any":
+            return bits.view(np.int32)
+        part_bits = self._warp_bits(part)
+        ok = bits == part_bits
+        return (np.where(ok, part_bits, np.uint32(0)).view(np.int32), ok)
+
+    def _in_mask(self, mask):
+        maskv = np.asarray(mask).astype(np.uint32)
+        return ((maskv >> self.laneid.astype(np.uint32)) & np.uint32(1)).astype(bool)
 
     def _warp_first(self, v, part):
         """Per lane: the value of the lowest participating lane of its warp."""
         idx = np.where(part, np.arange(self.N), self.N)
-        if self.T % 32 == 0:
-            first = idx.reshape(-1, 32).min(axis=1).repeat(32)
+        if self.T % WARP_SIZE == 0:
+            first = idx.reshape(-1, WARP_SIZE).min(axis=1).repeat(WARP_SIZE)
         else:
             starts = np.flatnonzero(self.laneid == 0)
             mins = np.minimum.reduceat(idx, starts)
@@ -204,7 +235,7 @@ class Synchronisation:
         first = np.minimum(first, self.N - 1)
         return v[first]
 
-    def activemask(self, m):
+    def activemask(self, m, line=0):
         if not isinstance(m, np.ndarray):
             m = self.all_lanes
         return self._warp_bits(m)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+import itertools
+import textwrap
+
 import gpusim
 from gpusim import KernelFault, LaunchReport
 
@@ -42,3 +46,18 @@ def line_of(func, needle: str) -> int:
         if needle in text:
             return first + k
     raise AssertionError(f"{needle!r} is not in {func.__name__}")
+
+
+_modules = itertools.count()
+
+
+def load_module(folder, source: str):
+    """Write ``source`` (dedented) to a fresh module file in ``folder`` and import it: a kernel with real source,
+    as ``inspect`` reads a player's file."""
+    name = f"gpusim_case_{next(_modules)}"
+    path = folder / f"{name}.py"
+    path.write_text(textwrap.dedent(source))
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lanekit import element_indices, event_lanes, full, launches, requests_for
+from numba import cuda
+from simkit import line_of
 
+import gpusim
 from gpusim.observe.banks import SharedStats, shared_stats
 
 lane = np.arange(32)
@@ -111,3 +115,44 @@ def test_random_patterns_match_the_reference(data, launch, itemsize):
     addrs = idx[gtid] * itemsize
     lanes = (gtid % tpb) % 32
     assert shared_stats(req, addrs, itemsize) == reference(warp, lanes, addrs, itemsize)
+
+
+# ---------------------------------------------------------------------------------------------- the worst request
+
+
+@cuda.jit
+def strided_shared(out):
+    sh = cuda.shared.array(64, numba.float32)
+    wide = cuda.shared.array(32, numba.float64)
+    t = cuda.threadIdx.x
+    sh[2 * t] = 1.0          # stride 2: lanes t and t + 16 share a bank, two words each
+    wide[t] = 2.0            # 8-byte elements: two banks each, served by half-warps
+    out[t] = sh[2 * t] + wide[t]
+
+
+def test_the_worst_bank_request_comes_from_gpusims_bank_model():
+    report = gpusim.launch(strided_shared, 1, 32, (np.zeros(32),))
+    worst = report.worst_bank_request()
+    assert (worst.array, worst.kind, worst.block, worst.warp, worst.itemsize) == ("sh", "st", 0, 0, 4)
+    assert worst.words_per_bank == tuple(2 if b % 2 == 0 else 0 for b in range(32))
+    assert worst.lanes_per_bank[0] == (0, 16) and worst.lanes_per_bank[1] == ()
+    assert (worst.wavefronts, worst.conflicts) == (2, 1)
+    assert worst.lineno == line_of(strided_shared, "sh[2 * t] = 1.0")
+
+
+def test_an_8_byte_request_costs_its_half_warps_not_its_busiest_bank():
+    @cuda.jit
+    def wide_only(out):
+        wide = cuda.shared.array(32, numba.float64)
+        t = cuda.threadIdx.x
+        wide[t] = 2.0
+        out[t] = wide[t]
+
+    worst = gpusim.launch(wide_only, 1, 32, (np.zeros(32),)).worst_bank_request()
+    assert worst.words_per_bank == (2,) * 32 and worst.itemsize == 8
+    assert (worst.wavefronts, worst.conflicts) == (2, 0)     # two half-warps, each one wavefront: no conflict
+
+
+def test_no_trace_or_no_shared_access_gives_none():
+    report = gpusim.launch(strided_shared, 1, 32, (np.zeros(32),), trace=False)
+    assert report.worst_bank_request() is None

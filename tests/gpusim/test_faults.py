@@ -514,3 +514,43 @@ def test_raise_for_faults_raises_the_first_fault():
         report.raise_for_faults()
     assert e.value is report.faults[0]
     run_clean(write_past_end, 2, 32, np.zeros(64, np.int64)).raise_for_faults()
+
+
+# ---------------------------------------------------------------------------------------------- warp masks
+
+
+@cuda.jit
+def lane_outside_its_mask(out, which):
+    t = cuda.threadIdx.x
+    if which == 0:
+        out[t] = cuda.shfl_sync(0x0000FFFF, t, 0)          # lanes 16-31 execute it, but the mask leaves them out
+    elif which == 1:
+        out[t] = cuda.ballot_sync(0x0000FFFF, t > 3)
+    elif which == 2:
+        cuda.syncwarp(0xFFFF0000)
+    else:
+        out[t] = cuda.match_any_sync(0x0000FFFF, t % 4)
+
+
+def test_a_lane_executing_a_sync_call_its_mask_leaves_out_is_a_fault_as_synccheck_reports_it():
+    for which, name in enumerate(("shfl_sync()", "ballot_sync()", "syncwarp()", "match_any_sync()")):
+        f = one_fault(run(lane_outside_its_mask, 1, 32, np.zeros(32, np.int64), which), BarrierDivergence)
+        first = 16 if which != 2 else 0
+        assert f.summary.startswith(f"{name} is executed by lane {first}, which its mask"), f.summary
+        assert "synccheck" in f.summary and f.thread == (first, 0, 0)
+        assert f.count == 1 and f.lineno > 0
+
+
+def test_masks_naming_exactly_the_executing_lanes_are_fine():
+    @cuda.jit
+    def halves(out):
+        t = cuda.threadIdx.x
+        if t < 16:
+            out[t] = cuda.shfl_sync(0x0000FFFF, t, 3) + cuda.match_any_sync(0x0000FFFF, t % 4)
+        else:
+            out[t] = cuda.ballot_sync(0xFFFF0000, t > 20)
+
+    out = np.zeros(32, np.int64)
+    run_clean(halves, 1, 32, out)
+    assert out[:16].tolist() == [3 + sum(1 << k for k in range(16) if k % 4 == t % 4) for t in range(16)]
+    assert out[16:].tolist() == [int(np.uint32(sum(1 << k for k in range(21, 32))).view(np.int32))] * 16

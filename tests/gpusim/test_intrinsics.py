@@ -6,7 +6,10 @@ Where the GPU's answer is not obvious the expected value was read on an NVIDIA H
 
 from __future__ import annotations
 
+import importlib.util
 import math
+import tempfile
+from pathlib import Path
 
 import numba
 import numpy as np
@@ -15,6 +18,10 @@ from numba import cuda
 from simkit import one_fault, run, run_clean
 
 import gpusim
+from gpusim.frontend.compiler import compile_module
+from gpusim.ir import nodes as N
+from gpusim.ir import types as T
+from gpusim.ir.walk import children, walk_exprs, walk_stmts
 from gpusim.runtime import intrinsics as ix
 
 FULL = 0xFFFFFFFF
@@ -372,23 +379,57 @@ def test_math_on_float32_computes_in_float32_and_on_float64_or_int_in_float64():
     np.testing.assert_allclose(out[:, 15], [math.erf(v) for v in f], rtol=1e-6)
 
 
+_MATH_KERNELS: dict[tuple[str, int], object] = {}
+
+
+def math_fn(name: str, *args):
+    """``math.<name>(*args)`` as a kernel computes it: the front end types the call (numba-cuda's rules), the
+    lanes back end runs it; the result comes back in the type the IR gives it."""
+    key = (name, len(args))
+    if key not in _MATH_KERNELS:
+        params = ", ".join(f"x{k}" for k in range(len(args)))
+        values = ", ".join(f"x{k}[i]" for k in range(len(args)))
+        path = Path(tempfile.mkdtemp()) / f"math_{name}_{len(args)}.py"
+        path.write_text(f"import math\n\nfrom numba import cuda\n\n\ndef k(out, {params}):\n"
+                        f"    i = cuda.grid(1)\n    out[i] = math.{name}({values})\n")
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        _MATH_KERNELS[key] = mod.k
+    kern = _MATH_KERNELS[key]
+    vecs = [np.atleast_1d(np.asarray(a)) for a in args]
+    n = max(v.size for v in vecs)
+    vecs = [np.broadcast_to(v, (n,)).copy() for v in vecs]
+    module = compile_module(kern, (T.array_of(np.zeros(n)),) + tuple(T.array_of(v) for v in vecs))
+    result = next(e for s in walk_stmts(module.entry.body) for e in walk_children(s)
+                  if isinstance(e, N.Intrinsic)).type
+    out = np.zeros(n, result.dtype)
+    run_clean(kern, 1, n, out, *vecs)
+    return out if np.ndim(args[0]) else out[0]
+
+
+def walk_children(stmt):
+    for e in children(stmt):
+        yield from walk_exprs(e)
+
+
 def test_math_result_types_match_numba_cuda():
     f32, f64, i64 = np.float32(2.5), np.float64(2.5), np.int64(3)
     for name in ("sqrt", "exp", "log", "sin", "tanh", "fabs", "erf", "floor", "ceil", "trunc"):
-        assert ix.math_fn(name, f32).dtype == np.float32, name
-        assert ix.math_fn(name, f64).dtype == np.float64, name
-        assert ix.math_fn(name, i64).dtype == np.float64, name   # math.floor(int) is float64 on the GPU
-    assert ix.math_fn("pow", f32, f32).dtype == np.float32
-    assert ix.math_fn("atan2", i64, i64).dtype == np.float64
-    assert ix.math_fn("isnan", f32).dtype == np.bool_
+        assert math_fn(name, f32).dtype == np.float32, name
+        assert math_fn(name, f64).dtype == np.float64, name
+        assert math_fn(name, i64).dtype == np.float64, name   # math.floor(int) is float64 on the GPU
+    assert math_fn("pow", f32, f32).dtype == np.float32
+    assert math_fn("atan2", i64, i64).dtype == np.float64
+    assert math_fn("isnan", f32).dtype == np.bool_
     v = np.array([1.5, -2.5], np.float32)
-    assert ix.math_fn("floor", v).dtype == np.float32
+    assert math_fn("floor", v).dtype == np.float32
 
 
 def test_math_remainder_and_fmod_are_the_ieee_and_c_functions():
-    assert ix.math_fn("remainder", np.float64(7.5), np.float64(2.0)) == -0.5   # H200: -0.5
-    assert ix.math_fn("fmod", np.float64(-7.5), np.float64(2.0)) == -1.5       # H200: -1.5
-    r = ix.math_fn("remainder", np.array([7.5, 5.0], np.float32), np.array([2, 2], np.float32))
+    assert math_fn("remainder", np.float64(7.5), np.float64(2.0)) == -0.5   # H200: -0.5
+    assert math_fn("fmod", np.float64(-7.5), np.float64(2.0)) == -1.5       # H200: -1.5
+    r = math_fn("remainder", np.array([7.5, 5.0], np.float32), np.array([2, 2], np.float32))
     assert r.dtype == np.float32 and r.tolist() == [-0.5, 1.0]
 
 
@@ -492,3 +533,50 @@ def test_float_division_by_zero_is_inf_or_nan_not_a_fault():
     out = np.zeros(3)
     run_clean(float_division, 1, 3, x, y, out)
     assert out[0] == np.inf and out[1] == -np.inf and np.isnan(out[2])
+
+
+# ---------------------------------------------------------------------------------------------- numba's lowering
+
+
+@cuda.jit
+def lowering(x, n, u, out):
+    i = cuda.grid(1)
+    out[i, 0] = x[i] ** 3                 # float32 ** int: repeated squaring in float32
+    out[i, 1] = n[i] ** -1                # int ** negative int: 0 but for 1 and -1
+    out[i, 2] = ~u[i]                     # ~uint8 in 8 bits, then widened
+    out[i, 3] = numba.int8(x[i] * 1e6)    # float -> int saturates
+    out[i, 4] = cuda.selp(n[i] > 0, numba.float64(n[i]), 0.5)
+    out[i, 5] = cuda.cbrt(numba.float64(n[i]))
+
+
+def test_arithmetic_follows_numba_cudas_lowering():
+    x = np.array([1.1, -3.7, 0.3, 2.0], np.float32)
+    n = np.array([1, -1, 2, 27], np.int64)
+    u = np.array([0, 1, 200, 255], np.uint8)
+    out = np.zeros((4, 6))
+    run_clean(lowering, 1, 4, x, n, u, out)
+    # numba squares and multiplies in float32: x**3 is x * (x*x), each product rounded to float32
+    assert out[:, 0].tolist() == [float(v * (v * v)) for v in x]
+    assert out[:, 1].tolist() == [1, -1, 0, 0]
+    assert out[:, 2].tolist() == [255, 254, 55, 0]
+    assert out[:, 3].tolist() == [127, -128, 127, 127]
+    assert out[:, 4].tolist() == [1.0, 0.5, 2.0, 27.0]
+    assert out[:, 5].tolist() == pytest.approx([1.0, -1.0, 2 ** (1 / 3), 3.0])
+
+
+@cuda.jit
+def nan_atomics(arr, vals):
+    i = cuda.grid(1)
+    cuda.atomic.max(arr, 0, vals[i])
+    cuda.atomic.nanmax(arr, 1, vals[i])
+    cuda.atomic.min(arr, 2, vals[i])
+    cuda.atomic.nanmin(arr, 3, vals[i])
+
+
+def test_atomic_max_keeps_a_stored_nan_and_nanmax_replaces_it():
+    # numba-cuda's atomic max/min return early when the stored value or the new one is NaN; nanmax/nanmin only
+    # skip a NaN value (cudadrv/nvvm.py's ir_numba_atomic_minmax)
+    arr = np.full(4, np.nan)
+    vals = np.array([3.0, np.nan, -2.0, 7.0])
+    run_clean(nan_atomics, 1, 4, arr, vals)
+    assert np.isnan(arr[0]) and arr[1] == 7.0 and np.isnan(arr[2]) and arr[3] == -2.0

@@ -915,3 +915,23 @@ def test_a_float32_product_added_to_a_float64_is_rounded_first():
     out = np.zeros(2)
     run_clean(mad_mixed, 1, 2, a, a.copy(), out)
     assert out.tolist() == [1 + 2.0 ** -11] * 2
+
+
+@cuda.jit
+def loop_variable_reused(a, out):
+    i = cuda.threadIdx.x
+    if i > 100:                # no thread goes here: k (an int32 here) is never assigned
+        for k in range(i):
+            out[0] += k
+    n = 0
+    for k in range(a.size):    # k is an int64 here: converted where the paths join, if it holds a value
+        n += a[k]
+    out[i] = n
+
+
+def test_a_variable_retyped_where_paths_join_need_not_have_been_assigned():
+    # puzzle 71's reference reuses a loop variable so: a local that no thread assigned is not a value to convert
+    a = np.arange(5, dtype=np.int64)
+    out = np.zeros(4, np.int64)
+    run_clean(loop_variable_reused, 1, 4, a, out)
+    assert out.tolist() == [10] * 4

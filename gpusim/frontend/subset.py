@@ -1,0 +1,47 @@
+"""The kernel subset by syntax alone: constructs no kernel may contain, found before anything is typed."""
+
+from __future__ import annotations
+
+import ast
+
+from ..faults import KernelCompileError, UnsupportedConstruct
+from .names import CONSTRUCT_NAMES
+from .source import Source
+
+
+def assigned_names(tree: ast.FunctionDef) -> set[str]:
+    names = {a.arg for a in tree.args.args}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+ALLOWED_STMTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.If, ast.For, ast.While, ast.Break, ast.Continue,
+                 ast.Return, ast.Expr, ast.Pass)
+
+
+def check_subset(src: Source, tree: ast.FunctionDef) -> None:
+    """Reject constructs no kernel may contain, wherever they are (before anything is typed)."""
+    for node in ast.walk(tree):
+        if node is tree:
+            continue
+        if type(node) in CONSTRUCT_NAMES:
+            raise error(src, node, f"{CONSTRUCT_NAMES[type(node)]} cannot be used in a kernel")
+        if isinstance(node, ast.stmt) and not isinstance(node, ALLOWED_STMTS):
+            raise error(src, node, f"the statement {type(node).__name__} is not supported in a kernel")
+        if isinstance(node, (ast.For, ast.While)) and node.orelse:
+            raise error(src, node, f"{'for' if isinstance(node, ast.For) else 'while'}/else is not supported "
+                                   "in a kernel")
+        if isinstance(node, ast.Compare) and any(isinstance(o, (ast.In, ast.NotIn, ast.Is, ast.IsNot))
+                                                 for o in node.ops):
+            raise error(src, node, "`in` and `is` comparisons are not supported in a kernel")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            raise error(src, node, "the @ operator is not supported in a kernel")
+        if isinstance(node, ast.Assign) and len(node.targets) != 1:
+            raise error(src, node, "chained assignment (a = b = c) is not supported in a kernel")
+
+
+def error(src: Source, node: ast.AST | int, message: str, cls: type = UnsupportedConstruct) -> KernelCompileError:
+    lineno = node if isinstance(node, int) else getattr(node, "lineno", 0)
+    return cls(message, filename=src.filename, lineno=lineno, source_line=src.line(lineno))
