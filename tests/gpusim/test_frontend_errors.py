@@ -43,6 +43,7 @@ REJECTED = [
     ("an unknown keyword", "cuda.syncwarp(mask=1, width=2)", "unexpected keyword argument 'width'"),
     ("2**64", "out[0] = 18446744073709551616", "does not fit in 64 bits"),
     ("10**30", "out[0] = 10**30", "does not fit in 64 bits"),
+    ("-(2**63) - 1", "out[0] = -(2 ** 63) - 1", "the integer -9223372036854775809 does not fit in 64 bits"),
     ("range(float)", "for k in range(2.5):\n        out[0] = k", "range() needs integers, not float64"),
     ("math.sqrt(1, 2)", "out[0] = math.sqrt(1.0, 2.0)", "math.sqrt() takes 1 argument, 2 given"),
     ("cuda.grid(4)", "out[0] = cuda.grid(4)", "cuda.grid takes 1, 2 or 3"),
