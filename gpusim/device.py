@@ -11,5 +11,6 @@ MAX_STATIC_SHARED = 48 * 1024
 #: the largest grid and block, per dimension (x, y, z)
 MAX_GRID = (2**31 - 1, 65535, 65535)
 MAX_BLOCK = (1024, 1024, 64)
-#: what the simulator's per-block bookkeeping (barrier epochs, phases) may take for one launch
-MAX_BOOKKEEPING_BYTES = 1 << 31
+#: the most threads the simulator runs in one launch (its own limit, not the GPU's): its per-thread counts
+#: (``LaunchReport.counts``) take 8 bytes per thread and array, 128 MiB per array at this size
+MAX_SIMULATED_THREADS = 1 << 24

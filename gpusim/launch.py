@@ -13,11 +13,10 @@ import numpy as np
 from .backends.lanes.codegen import Compiled, generate
 from .device import (
     MAX_BLOCK,
-    MAX_BOOKKEEPING_BYTES,
     MAX_GRID,
+    MAX_SIMULATED_THREADS,
     MAX_STATIC_SHARED,
     MAX_THREADS_PER_BLOCK,
-    WARP_SIZE,
 )
 from .faults import KernelError, KernelFault, LaunchError, UnsupportedConstruct
 from .frontend.compiler import compile_module
@@ -25,15 +24,15 @@ from .ir.nodes import Module
 from .ir.types import BOOL, FLOAT64, INT64, UINT64, Array, Type, array_of, scalar
 from .observe.events import LaunchInfo
 from .report import LaunchReport
-from .runtime.core import Abort, Runtime
+from .runtime.core import Abort, Runtime, timeout
 from .runtime.memory import GLOBAL_ALIGN, ArrayHandle, global_handle
 
 #: lanes per chunk: large enough to amortise Python overhead, small enough to stay in cache and memory
 CHUNK_LANES = 1 << 16
-#: default loop budget: vector iterations of all loops in one chunk (each is one iteration of every active
-#: lane). A quarter of a million is far beyond any puzzle (FlashAttention's reference needs ~2,400) and ends
-#: a runaway loop in seconds.
-DEFAULT_MAX_STEPS = 250_000
+#: default step budget of a launch: steps of work, a step being one thread doing one simple operation
+#: (``gpusim.backends.lanes.work``). Two billion is a few seconds of simulation at any launch size, and
+#: ten times what the largest reference solution's launch needs.
+DEFAULT_MAX_STEPS = 2_000_000_000
 #: lines of ``print()`` output a launch keeps by default (``LaunchReport.output``)
 DEFAULT_MAX_OUTPUT_LINES = 1000
 
@@ -152,6 +151,10 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     never raised (``report.raise_for_faults()`` raises the first). What the kernel prints is in
     ``report.output`` (at most ``max_output_lines`` lines). Compile errors raise ``KernelCompileError``; a
     malformed launch raises ``LaunchError``.
+
+    ``max_steps`` is the launch's step budget (default ``DEFAULT_MAX_STEPS``): steps of work, one step being
+    one thread doing one simple operation, counted the same on every machine. A launch past it stops with a
+    ``KernelTimeout`` fault, so an endless loop ends within seconds at any launch size.
     """
     t0 = time.perf_counter()
     g = _dims(grid, "grid")
@@ -162,13 +165,15 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
                 raise LaunchError(f"a {what}'s {axis} dimension is at most {most:,} on the GPU, not {d:,}")
     if b[0] * b[1] * b[2] > MAX_THREADS_PER_BLOCK:
         raise LaunchError(f"a block has at most {MAX_THREADS_PER_BLOCK} threads; {b} has {b[0] * b[1] * b[2]}")
-    nblocks = g[0] * g[1] * g[2]
-    warps = -(-(b[0] * b[1] * b[2]) // WARP_SIZE)
-    if nblocks * 8 * (2 + warps) > MAX_BOOKKEEPING_BYTES:
-        raise LaunchError(f"a grid of {nblocks:,} blocks is more than the simulator can track "
-                          f"({nblocks * 8 * (2 + warps) / 2**30:.0f} GiB of barrier records): launch fewer blocks")
+    threads = g[0] * g[1] * g[2] * b[0] * b[1] * b[2]
+    if threads > MAX_SIMULATED_THREADS:
+        raise LaunchError(f"a launch of {threads:,} threads is more than the simulator can track (at most "
+                          f"{MAX_SIMULATED_THREADS:,}, a GPU allows more): launch fewer blocks")
     if not isinstance(shared_mem, (int, np.integer)) or isinstance(shared_mem, bool) or shared_mem < 0:
         raise LaunchError(f"shared_mem must be a non-negative number of bytes, not {shared_mem!r}")
+    if max_steps is not None and (not isinstance(max_steps, (int, np.integer)) or isinstance(max_steps, bool)
+                                  or max_steps < 1):
+        raise LaunchError(f"max_steps must be a positive int, not {max_steps!r}")
     if not isinstance(max_output_lines, (int, np.integer)) or max_output_lines < 0:
         raise LaunchError(f"max_output_lines must be a non-negative int, not {max_output_lines!r}")
     args = tuple(args)
@@ -210,14 +215,21 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         else:
             call_args.append(_scalar(v, t))
     obs = list(observers or []) + (_instrumentation(trace) if instrument else [])
-    rt = Runtime(info, module.source_line, comp.name, obs, max_steps or DEFAULT_MAX_STEPS, int(shared_mem),
-                 len(handles) + 1, int(max_output_lines))
+    budget = DEFAULT_MAX_STEPS if max_steps is None else max_steps
+    rt = Runtime(info, module.source_line, comp.name, obs, budget, int(shared_mem), len(handles) + 1,
+                 int(max_output_lines))
     global_infos = [h.info for h in handles.values()]
     for o in obs:
         o.start(info, global_infos)
     T = info.threads_per_block
     per_chunk = max(1, CHUNK_LANES // T)
     nblocks = info.num_blocks
+    fixed, per_lane = comp.entry_work
+    need = -(-nblocks // per_chunk) * fixed + per_lane * info.num_threads
+    if need > budget:
+        # the kernel's straight-line code alone, over every chunk, is past the budget: stop before running
+        rt.record(timeout(budget), module.entry.line, None, None, None)
+        rt.steps, nblocks = need, 0
     with np.errstate(all="ignore"):
         for b0 in range(0, nblocks, per_chunk):
             rt.start_chunk(b0, min(per_chunk, nblocks - b0))
@@ -242,6 +254,7 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         report.flops.setdefault(dt, {})[op] = report.flops.get(dt, {}).get(op, 0) + n
     report.output = rt.output
     report.output_dropped = rt.output_dropped
+    report.steps = rt.steps
     if static > MAX_STATIC_SHARED:
         report.faults.append(KernelError(
             f"The kernel declares {static} bytes of static shared memory per block; a GPU allows "
