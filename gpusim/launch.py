@@ -10,14 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from . import limits
 from .backends.lanes.codegen import Compiled, generate
-from .device import (
-    MAX_BLOCK,
-    MAX_GRID,
-    MAX_SIMULATED_THREADS,
-    MAX_STATIC_SHARED,
-    MAX_THREADS_PER_BLOCK,
-)
 from .faults import KernelError, KernelFault, LaunchError, UnsupportedConstruct
 from .frontend.compiler import compile_module
 from .ir.nodes import Module
@@ -111,21 +105,6 @@ def _cached(owner: Any, key: Any, build) -> Compiled:
     return comp
 
 
-def _dims(v: Any, what: str) -> tuple[int, int, int]:
-    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-        v = (int(v),)
-    if not isinstance(v, (tuple, list)) or not 1 <= len(v) <= 3:
-        raise LaunchError(f"{what} must be an int or a tuple of 1 to 3 ints, not {v!r}")
-    out = []
-    for d in v:
-        if not isinstance(d, (int, np.integer)) or isinstance(d, bool) or d < 1:
-            raise LaunchError(f"{what} dimensions must be positive ints, not {v!r}")
-        out.append(int(d))
-    while len(out) < 3:
-        out.append(1)
-    return out[0], out[1], out[2]
-
-
 def _scalar(v: Any, t: Type) -> Any:
     """A scalar argument as the NumPy scalar of its IR type."""
     return t.dtype.type(v)
@@ -157,20 +136,9 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     ``KernelTimeout`` fault, so an endless loop ends within seconds at any launch size.
     """
     t0 = time.perf_counter()
-    g = _dims(grid, "grid")
-    b = _dims(block, "block")
-    for what, dims, limit in (("grid", g, MAX_GRID), ("block", b, MAX_BLOCK)):
-        for axis, d, most in zip("xyz", dims, limit):
-            if d > most:
-                raise LaunchError(f"a {what}'s {axis} dimension is at most {most:,} on the GPU, not {d:,}")
-    if b[0] * b[1] * b[2] > MAX_THREADS_PER_BLOCK:
-        raise LaunchError(f"a block has at most {MAX_THREADS_PER_BLOCK} threads; {b} has {b[0] * b[1] * b[2]}")
-    threads = g[0] * g[1] * g[2] * b[0] * b[1] * b[2]
-    if threads > MAX_SIMULATED_THREADS:
-        raise LaunchError(f"a launch of {threads:,} threads is more than the simulator can track (at most "
-                          f"{MAX_SIMULATED_THREADS:,}, a GPU allows more): launch fewer blocks")
-    if not isinstance(shared_mem, (int, np.integer)) or isinstance(shared_mem, bool) or shared_mem < 0:
-        raise LaunchError(f"shared_mem must be a non-negative number of bytes, not {shared_mem!r}")
+    g = limits.dims(grid, "grid")
+    b = limits.dims(block, "block")
+    limits.check_geometry(g, b, shared_mem)
     if max_steps is not None and (not isinstance(max_steps, (int, np.integer)) or isinstance(max_steps, bool)
                                   or max_steps < 1):
         raise LaunchError(f"max_steps must be a positive int, not {max_steps!r}")
@@ -201,6 +169,13 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         comp = compile_kernel(func, instrument=instrument, signature=signature)
     module = comp.module
     info = LaunchInfo(comp.name, module.filename, g, b, int(shared_mem))
+    memory = limits.declared(module)
+    refused = limits.refused_by_compiler(memory, module)
+    per_chunk = 1 if refused else limits.blocks_per_chunk(memory, info.threads_per_block, int(shared_mem),
+                                                          CHUNK_LANES)
+    if instrument and not refused:
+        limits.check_counts(memory, info.num_blocks, info.num_threads, int(shared_mem),
+                            len({id(v) for v in args if isinstance(v, np.ndarray)}))
     handles: dict[int, ArrayHandle] = {}
     call_args = []
     address = 0x7000_0000
@@ -221,12 +196,14 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     global_infos = [h.info for h in handles.values()]
     for o in obs:
         o.start(info, global_infos)
-    T = info.threads_per_block
-    per_chunk = max(1, CHUNK_LANES // T)
     nblocks = info.num_blocks
     fixed, per_lane = comp.entry_work
     need = -(-nblocks // per_chunk) * fixed + per_lane * info.num_threads
-    if need > budget:
+    if refused is not None:
+        rt.faults[(KernelError, refused.lineno, None, ())] = refused
+        refused.source_line = module.source_line(refused.lineno)
+        nblocks = 0
+    elif need > budget:
         # the kernel's straight-line code alone, over every chunk, is past the budget: stop before running
         rt.record(timeout(budget), module.entry.line, None, None, None)
         rt.steps, nblocks = need, 0
@@ -247,18 +224,13 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     report = LaunchReport(info)
     report.faults = list(rt.faults.values())
     report.arrays = global_infos + [a for a in rt.arrays.values()]
-    static = sum(rt.shared_static_bytes.values())
-    report.shared_bytes_per_block = static + int(shared_mem)
+    report.shared_bytes_per_block = memory.static_shared + int(shared_mem)
     report.flops = {}
     for (op, dt), n in rt.flops.items():
         report.flops.setdefault(dt, {})[op] = report.flops.get(dt, {}).get(op, 0) + n
     report.output = rt.output
     report.output_dropped = rt.output_dropped
     report.steps = rt.steps
-    if static > MAX_STATIC_SHARED:
-        report.faults.append(KernelError(
-            f"The kernel declares {static} bytes of static shared memory per block; a GPU allows "
-            f"{MAX_STATIC_SHARED} (48 KiB).", kernel=comp.name, filename=module.filename))
     for o in obs:
         o.finish(report)
     report.seconds = time.perf_counter() - t0

@@ -8,7 +8,7 @@ import numba
 import numpy as np
 import pytest
 from numba import cuda
-from simkit import faults, one_fault, run, run_clean
+from simkit import faults, line_of, one_fault, run, run_clean
 
 import gpusim
 from gpusim import DataRace, KernelError, LaunchError, LaunchReport, OutOfBounds
@@ -196,9 +196,11 @@ def test_too_much_static_shared_memory_is_reported():
         sh[cuda.threadIdx.x] = 1
         out[0] = 0
 
-    report = run(big, 1, 1, np.zeros(1))
-    f = faults(report, KernelError)[0]
+    out = np.ones(1)
+    report = run(big, 1, 1, out)
+    f = one_fault(report, KernelError)
     assert "48" in f.summary and "52000" in f.summary
+    assert f.lineno == line_of(big, "cuda.shared.array") and out[0] == 1   # refused before it ran
 
 
 # ---------------------------------------------------------------------------------------------- chunks
