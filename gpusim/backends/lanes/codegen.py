@@ -127,8 +127,9 @@ class FunctionGen(ExpressionGen):
         if not fn.is_kernel:
             self.emit("_rv = None")
         names = {p.name for p in fn.params}
+        converted = {st.target for st in walk_stmts(fn.body) if _join_cast(st)}
         for name in sorted(fn.var_uni):
-            if name not in names and fn.var_uni[name] > Uni.GRID and not name.startswith("$"):
+            if name not in names and (fn.var_uni[name] > Uni.GRID or name in converted) and not name.startswith("$"):
                 self.emit(f"{self.var(name)} = None")
         entry = straight_line(fn.body, self.instrument)
         self.emit(f"rt.tick({fn.line}, _m0, {entry.fixed * OVERHEAD}, {entry.lanes})")
@@ -189,7 +190,14 @@ class FunctionGen(ExpressionGen):
     def stmt(self, s: N.Stmt, ctx: Ctx) -> bool:
         """Generate one statement; True when the rest of the block is dead (all its lanes left)."""
         m = ctx.mask
-        if isinstance(s, N.Assign):
+        if isinstance(s, N.Assign) and _join_cast(s):
+            # the front end converts a local to its type after a join: on some lanes or paths it may not be
+            # assigned yet (numba converts an undefined value harmlessly), so only a value is converted
+            self.emit(f"if {self.var(s.target)} is not None:")
+            self.indent += 1
+            self.store_name(s.target, self.expr(s.value, ctx), ctx)
+            self.indent -= 1
+        elif isinstance(s, N.Assign):
             value = self.expr(s.value, ctx)
             self.store_name(s.target, value, ctx, isinstance(s.value.type, Array))
         elif isinstance(s, N.Store):
@@ -387,6 +395,12 @@ class FunctionGen(ExpressionGen):
         self.emit(f"{info['cnt']} = rt.no_lanes")
         self.block(s.body, Ctx(lm, True, info))
         self.indent -= 1
+
+
+def _join_cast(s: N.Stmt) -> bool:
+    """``x = T(x)``: a conversion the front end puts where paths with different types of ``x`` meet."""
+    return (isinstance(s, N.Assign) and isinstance(s.value, N.Cast) and isinstance(s.value.value, N.Var)
+            and s.value.value.name == s.target)
 
 
 class ModuleGen:
