@@ -63,7 +63,7 @@ def _squaring(a, e, t, vec: bool):
 def timeout(max_steps: int) -> KernelTimeout:
     """The fault of a launch stopped by its step budget."""
     f = KernelTimeout(f"The kernel did more than {max_steps:,} steps of work and was stopped: it probably never "
-                      "ends (a loop whose condition some thread never makes false?).")
+                      "ends (a loop whose condition some thread never makes false?).", max_steps=max_steps)
     f.details.append("a step is one thread doing one simple operation; the budget stops an endless kernel "
                      "within seconds at any launch size")
     return f
