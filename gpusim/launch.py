@@ -25,8 +25,9 @@ from .runtime.memory import GLOBAL_ALIGN, ArrayHandle, global_handle
 #: lanes per chunk: large enough to amortise Python overhead, small enough to stay in cache and memory
 CHUNK_LANES = 1 << 16
 #: default step budget of a launch: steps of work, a step being one thread doing one simple operation
-#: (``gpusim.backends.lanes.work``). Two billion is a few seconds of simulation at any launch size, and
-#: ten times what the largest reference solution's launch needs.
+#: (``gpusim.backends.lanes.work``), about a nanosecond of simulation each. Two billion ends an endless loop
+#: within a few seconds at any launch size; the largest launch of a reference solution needs 1.1 billion
+#: (puzzles' checks give 5 billion).
 DEFAULT_MAX_STEPS = 2_000_000_000
 #: lines of ``print()`` output a launch keeps by default (``LaunchReport.output``)
 DEFAULT_MAX_OUTPUT_LINES = 1000
