@@ -5,7 +5,9 @@ another exception, a hang or a crash; every resource-limit launch is refused in 
 Seeded and bounded: the same 150 kernels and 24 solution files every run (from benchmarks/fuzz/, which the
 nightly ``python -m benchmarks.fuzz_nightly`` runs 10,000 of), each under a 20 s watchdog in a forked child.
 A failure lists each distinct finding with its reproducer; tests/gpusim/data/fuzz_findings.md has those of the
-last nightly run.
+last nightly run. Then the real ``python -m puzzles check`` process on generated files and on a file that calls
+``os._exit(0)`` at import; the issue's resource-limit launches, each in a fresh process; and endless loops
+from 1 to 2^24 threads, stopped by the step budget within 5 s of CPU time (the wall time of an idle machine).
 """
 
 from __future__ import annotations
@@ -70,16 +72,30 @@ def test_solution_files_through_the_installed_command(tmp_path, seed):
     assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr, proc.stderr[-2000:]
 
 
+def test_a_file_that_exits_at_import_fails_with_a_message_through_the_installed_command(tmp_path):
+    """``os._exit(0)`` at import used to end the CLI silently with status 0, which a script reads as a pass."""
+    from puzzles import registry, workspace
+
+    path = tmp_path / "exits.py"
+    path.write_text(workspace.reference_path(registry.get(1)).read_text() + "\nimport os\nos._exit(0)\n")
+    env = dict(os.environ, GPU_PUZZLES_HOME=str(tmp_path / "home"))
+    proc = subprocess.run([sys.executable, "-m", "puzzles", "check", "1", "--file", str(path)],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 1 and "ended the process while it ran" in proc.stdout, (proc.stdout, proc.stderr)
+    assert "PASS" not in proc.stdout and "Traceback" not in proc.stderr
+
+
 RESOURCES = {c.tags[0]: c for c in resource_cases(huge_source_mb=2.0)}
 
 
 @pytest.mark.parametrize("name", ISSUE_RESOURCES)
 def test_resource_limit_launches_are_refused_fast_and_small(name):
-    m = measure(RESOURCES[name], timeout=10)
+    m = measure(RESOURCES[name], timeout=120)   # the launch is timed; Python importing 2 MB of source is not
     assert m.refused_within(REFUSE_SECONDS, REFUSE_MB), m.line()
 
 
-@pytest.mark.parametrize("case", runaway_cases()[:2], ids=lambda c: c.tags[0])
+@pytest.mark.parametrize("case", runaway_cases(), ids=lambda c: c.tags[0])
 def test_runaway_loops_stop_within_seconds(case):
-    m = measure(case, timeout=15)
-    assert m.label == "fault:KernelTimeout" and m.seconds < RUNAWAY_SECONDS, m.line()
+    m = measure(case, timeout=60)
+    # CPU time: what the step budget bounds, and the wall time on an idle machine (CI's is not always)
+    assert m.label == "fault:KernelTimeout" and m.cpu_seconds < RUNAWAY_SECONDS, m.line()
