@@ -168,8 +168,9 @@ def _check(puzzle: Puzzle, source: str, filename: str, result: CheckResult, trac
         for failure in outcome.failures:
             if not _already_reported(result, failure):
                 result.failures.append(failure)
-        if any(f.kind in STOPPING_KINDS or isinstance(f.fault, KernelTimeout) for f in outcome.failures):
-            break
+        timed_out = any(isinstance(f, KernelTimeout) for report in outcome.reports for f in report.faults)
+        if timed_out or any(f.kind in STOPPING_KINDS for f in outcome.failures):
+            break   # a launch that ran out of steps (even behind another fault) would only do so again
     if _ptx.wanted(ptx):
         for failure in _ptx.compile_kernels(solution.rebuilt, cases, puzzle.kernels, filename):
             result.failures.append(failure)
