@@ -147,7 +147,10 @@ class UninitializedRead(KernelFault):
 
 @dataclass(eq=False)
 class KernelTimeout(KernelFault):
-    """A loop ran past the step budget: the kernel probably never ends."""
+    """The launch did more work than its step budget (``max_steps``, in steps of work): the kernel probably
+    never ends."""
+
+    max_steps: int = 0
 
 
 @dataclass(eq=False)

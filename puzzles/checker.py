@@ -46,10 +46,12 @@ from .stats import measure
 __all__ = ["check_file", "check_source", "max_stars", "new_seed", "case_generator", "record_reference_use",
            "CheckResult", "CaseResult", "Failure"]
 
-# Loop iterations one launch may run before gpusim stops it with a KernelTimeout. The reference solutions
-# need a few thousand at most; gpusim's own default (about a million) would keep a player waiting minutes
-# for an endless loop. After a timeout the remaining cases are not run: they would only time out again.
-MAX_STEPS = 50_000
+# Steps of work one launch of a check may do before gpusim stops it with a KernelTimeout (a step: one thread
+# doing one simple operation; about a nanosecond of simulation). The most any reference solution's launch
+# needs is about 1.1 billion (the 2-D register-tiled matmuls); five billion leaves a slower solution room
+# and still stops an endless loop within seconds. `gpu-puzzles check --max-steps N` raises it for one check.
+# After a timeout the remaining cases are not run: they would only time out again.
+MAX_STEPS = 5_000_000_000
 SEED_BITS = 32
 CASE_SALT = 0x6A756467   # "judg"
 
@@ -71,7 +73,7 @@ def new_seed() -> int:
 
 
 def check_file(puzzle: Puzzle, path: str | Path, *, seed: int | None = None, trace: bool = False,
-               capture_output: bool = True, ptx: bool | None = None) -> CheckResult:
+               capture_output: bool = True, ptx: bool | None = None, max_steps: int | None = None) -> CheckResult:
     """Check the solution in the file at ``path`` against ``puzzle`` (see ``check_source``)."""
     path = Path(path).expanduser()
     try:
@@ -87,11 +89,12 @@ def check_file(puzzle: Puzzle, path: str | Path, *, seed: int | None = None, tra
         _judge(puzzle, result)
         result.seconds = time.perf_counter() - started
         return result
-    return check_source(puzzle, source, filename, seed=seed, trace=trace, capture_output=capture_output, ptx=ptx)
+    return check_source(puzzle, source, filename, seed=seed, trace=trace, capture_output=capture_output, ptx=ptx,
+                        max_steps=max_steps)
 
 
 def check_source(puzzle: Puzzle, source: str, filename: str, *, seed: int | None = None, trace: bool = False,
-                 capture_output: bool = True, ptx: bool | None = None) -> CheckResult:
+                 capture_output: bool = True, ptx: bool | None = None, max_steps: int | None = None) -> CheckResult:
     """Check ``source``, the text of a solution file named ``filename`` (exactly this text: the TUI passes its
     editor's), against ``puzzle``.
 
@@ -99,7 +102,7 @@ def check_source(puzzle: Puzzle, source: str, filename: str, *, seed: int | None
     gpusim for the barrier-phase trace of each launch (kept in ``CaseResult.reports``, for the TUI).
     ``capture_output`` keeps what the kernels print out of the terminal (in ``CheckResult.stdout``, with what
     the file printed while it loaded). ``ptx``: compile each kernel with numba-cuda as well — None does it
-    when numba-cuda's compiler is installed.
+    when numba-cuda's compiler is installed. ``max_steps``: the step budget of each launch (None: ``MAX_STEPS``).
     """
     started = time.perf_counter()
     result = _new_result(puzzle, filename, seed)
@@ -107,7 +110,7 @@ def check_source(puzzle: Puzzle, source: str, filename: str, *, seed: int | None
     redirect = contextlib.redirect_stdout(sink) if capture_output else contextlib.nullcontext()
     try:
         with redirect:
-            _check(puzzle, source, filename, result, trace, ptx)
+            _check(puzzle, source, filename, result, trace, ptx, max_steps or MAX_STEPS)
     except Exception as e:  # last line of defence: a bug in the checker itself
         result.failures.append(_internal_error("the checker", e, result))
     result.stdout += sink.getvalue()
@@ -135,7 +138,7 @@ def _new_result(puzzle: Puzzle, filename: str, seed: int | None) -> CheckResult:
 
 
 def _check(puzzle: Puzzle, source: str, filename: str, result: CheckResult, trace: bool,
-           ptx: bool | None) -> None:
+           ptx: bool | None, max_steps: int) -> None:
     from . import workspace
 
     try:
@@ -162,13 +165,14 @@ def _check(puzzle: Puzzle, source: str, filename: str, result: CheckResult, trac
     result.cases = [CaseResult(name=case.name, note=case.note) for case in cases]
     for case, outcome in zip(cases, result.cases):
         started = time.perf_counter()
-        _run_case(puzzle, solution, case, outcome, trace, result)
+        _run_case(puzzle, solution, case, outcome, trace, result, max_steps)
         outcome.seconds = time.perf_counter() - started
         for failure in outcome.failures:
             if not _already_reported(result, failure):
                 result.failures.append(failure)
-        if any(f.kind in STOPPING_KINDS or isinstance(f.fault, KernelTimeout) for f in outcome.failures):
-            break
+        timed_out = any(isinstance(f, KernelTimeout) for report in outcome.reports for f in report.faults)
+        if timed_out or any(f.kind in STOPPING_KINDS for f in outcome.failures):
+            break   # a launch that ran out of steps (even behind another fault) would only do so again
     if _ptx.wanted(ptx):
         for failure in _ptx.compile_kernels(solution.rebuilt, cases, puzzle.kernels, filename):
             result.failures.append(failure)
@@ -190,10 +194,10 @@ def _compile_failure(e: KernelCompileError) -> Failure:
 
 
 def _run_case(puzzle: Puzzle, solution: Solution, case: Case, outcome: CaseResult, trace: bool,
-              result: CheckResult) -> None:
+              result: CheckResult, max_steps: int) -> None:
     """Run one case and record its failures on ``outcome``; every exception becomes a ``Failure``."""
     try:
-        _launch_all(puzzle, solution, case, outcome, trace)
+        _launch_all(puzzle, solution, case, outcome, trace, max_steps)
     except KernelCompileError as e:
         outcome.failures.append(Failure("compile", str(e), case.name, filename=getattr(e, "filename", ""),
                                         lineno=getattr(e, "lineno", 0) or 0))
@@ -210,7 +214,8 @@ def _run_case(puzzle: Puzzle, solution: Solution, case: Case, outcome: CaseResul
     outcome.status = "fail" if outcome.failures else "pass"
 
 
-def _launch_all(puzzle: Puzzle, solution: Solution, case: Case, outcome: CaseResult, trace: bool) -> None:
+def _launch_all(puzzle: Puzzle, solution: Solution, case: Case, outcome: CaseResult, trace: bool,
+                max_steps: int) -> None:
     buffers = copy.deepcopy(dict(case.buffers))
     before = copy.deepcopy(dict(case.buffers))
     system = multidevice.build_system(case, buffers) if case.devices is not None else None
@@ -226,10 +231,10 @@ def _launch_all(puzzle: Puzzle, solution: Solution, case: Case, outcome: CaseRes
         args = step.arg_values(buffers)
         if system is None:
             report = gpusim.launch(kernel, step.grid, step.block, args, shared_mem=step.shared_mem, trace=trace,
-                                   max_steps=MAX_STEPS)
+                                   max_steps=max_steps)
         else:   # several devices (chapter 10): the launch runs on its device of the case's System
             report = system.launch(step.device, kernel, step.grid, step.block, args, step.shared_mem, trace=trace,
-                                   max_steps=MAX_STEPS)
+                                   max_steps=max_steps)
         outcome.reports.append(report)
         outcome.float64_lines.append(_float64_lines(kernel, args, report) if trace else None)
         if report.faults:

@@ -16,6 +16,8 @@ import sys
 import traceback
 from pathlib import Path
 
+from gpusim.faults import KernelTimeout
+
 from . import checker, progress, registry, render, workspace
 
 SCHEMA = 1
@@ -79,6 +81,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--ptx", action=argparse.BooleanOptionalAction, default=None,
                    help="also compile each kernel to PTX with numba-cuda (default: when its compiler is "
                         "installed)")
+    p.add_argument("--max-steps", type=_steps, default=None, metavar="N",
+                   help=f"the step budget of each launch, in steps of work (default {checker.MAX_STEPS:,}): "
+                        "for a kernel meant to do more")
     p.add_argument("--json", action="store_true", help="print a JSON document")
     p.set_defaults(handler=cmd_check)
 
@@ -132,7 +137,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.all:
         if args.puzzle or args.file:
             raise UsageError("`check --all` checks every puzzle: give no puzzle and no --file")
-        return _check_all(args.reference, args.json, args.seed, args.ptx)
+        return _check_all(args.reference, args.json, args.seed, args.ptx, args.max_steps)
     if not args.puzzle:
         raise UsageError("which puzzle? `gpu-puzzles check PUZZLE` (or `check --all`)")
     puzzle = registry.get(args.puzzle)
@@ -146,7 +151,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise workspace.WorkspaceError(f"puzzle {puzzle.number} has no reference solution ({path})")
     else:
         path = workspace.ensure_starter(puzzle)
-    result = checker.check_file(puzzle, path, seed=args.seed, ptx=args.ptx)
+    result = checker.check_file(puzzle, path, seed=args.seed, ptx=args.ptx, max_steps=args.max_steps)
     if not args.reference:
         prog = _load_progress()
         checker.record_reference_use(puzzle, result, prog)
@@ -155,10 +160,32 @@ def cmd_check(args: argparse.Namespace) -> int:
         _print_json(_located(result.to_dict()))
     else:
         print(render.check_report(result, puzzle.title))
+        budget = _timed_out(result)
+        if budget:
+            print(f"\nA check stops a launch after {budget:,} steps of work. If your kernel is meant to do more, "
+                  f"give it a larger budget: gpu-puzzles check {puzzle.number} --max-steps {2 * budget}")
         if args.debug:
             for text in result.debug:
                 print(text, file=sys.stderr)
     return 0 if result.passed else 1
+
+
+def _timed_out(result) -> int:
+    """The step budget a launch of ``result`` ran out of (0: none did)."""
+    for failure in result.failures:
+        if isinstance(failure.fault, KernelTimeout):
+            return failure.fault.max_steps or checker.MAX_STEPS
+    return 0
+
+
+def _steps(text: str) -> int:
+    try:
+        value = int(text.replace("_", "").replace(",", ""), 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a step budget is a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("a step budget is at least 1")
+    return value
 
 
 def _seed(text: str) -> int:
@@ -171,7 +198,8 @@ def _seed(text: str) -> int:
     return value
 
 
-def _check_all(reference: bool, as_json: bool, seed: int | None = None, ptx: bool | None = None) -> int:
+def _check_all(reference: bool, as_json: bool, seed: int | None = None, ptx: bool | None = None,
+               max_steps: int | None = None) -> int:
     prog = None if reference else _load_progress()
     rows, passed = [], 0
     for puzzle in registry.all_puzzles():
@@ -180,7 +208,7 @@ def _check_all(reference: bool, as_json: bool, seed: int | None = None, ptx: boo
         if reference and not path.is_file():
             status = "no reference solution"
         elif path.is_file():
-            result = checker.check_file(puzzle, path, seed=seed, ptx=ptx)
+            result = checker.check_file(puzzle, path, seed=seed, ptx=ptx, max_steps=max_steps)
             status = "pass" if result.passed else "fail"
             passed += result.passed
             if prog is not None:

@@ -25,8 +25,9 @@ def fault_summary(fault) -> str:
     The step budget is the checker's, not a knob the player can turn: an endless loop says so in those words.
     """
     if isinstance(fault, KernelTimeout):
-        return (f"A loop ran more than {MAX_STEPS:,} iterations, the most a check lets one launch run: the kernel "
-                "probably never ends. Look for a loop whose condition some thread never makes false.")
+        budget = getattr(fault, "max_steps", 0) or MAX_STEPS
+        return (f"The kernel probably never ends: it did more than {budget:,} steps of work, the most a check lets "
+                "one launch run. Look for a loop whose condition some thread never makes false.")
     return fault.summary
 
 

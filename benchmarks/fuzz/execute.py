@@ -44,6 +44,7 @@ class Outcome:
     where: str = ""                 # innermost frame of ours: "gpusim/launch.py:123 in launch"
     seconds: float = 0.0
     launch_seconds: float = 0.0     # kernel cases: gpusim.launch alone (not Python importing the module)
+    launch_cpu_seconds: float = 0.0  # the same in CPU time (what the step budget bounds, whatever the load)
     suspect: str = ""               # the message of a catch-all KernelError fault, if there is one
     no_line: bool = False           # a compile error or fault without a line number
     trace: str = ""                 # the traceback (findings only)
@@ -90,9 +91,10 @@ def _run_kernel(case: Case, workdir: Path) -> Outcome:
         args = make_args(case.args)
     except Exception as e:  # pragma: no cover - a generator bug
         return Outcome(f"bad-case:{type(e).__name__}", _first_line(e))
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     outcome = _launch(gpusim, kernel, case, args)
     outcome.launch_seconds = time.perf_counter() - started
+    outcome.launch_cpu_seconds = time.process_time() - cpu
     return outcome
 
 

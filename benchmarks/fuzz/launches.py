@@ -138,6 +138,7 @@ def runaway_cases() -> list[Case]:
         _resource("endless loop, one thread", _kernel("j = 0\nwhile True:\n    j += 1\nout[0] = j"), 1, 1),
         _resource("divergent loop, 2 x 1024 threads", _kernel(spin), 2, 1024),
         _resource("divergent loop, 64 x 1024 threads", _kernel(spin), 64, 1024),
+        _resource("divergent loop, 2^24 threads", _kernel(spin), 16384, 1024),
         _resource("nested loops, 8 x 256 threads",
                   _kernel("t = 0\nfor p in range(100000):\n    for q in range(100000):\n        t += p ^ q\n"
                           "out[0] = t"), 8, 256),

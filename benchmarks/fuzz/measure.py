@@ -33,7 +33,8 @@ outcome = run_case(case)
 seconds = outcome.launch_seconds
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 print("RESULT " + json.dumps({"label": outcome.label, "detail": outcome.detail, "where": outcome.where,
-                              "seconds": seconds, "baseline_mb": before, "peak_mb": peak}))
+                              "seconds": seconds, "cpu_seconds": outcome.launch_cpu_seconds,
+                              "baseline_mb": before, "peak_mb": peak}))
 """
 
 
@@ -44,6 +45,7 @@ class Measured:
     detail: str
     where: str
     seconds: float           # gpusim.launch (compiling and running), not Python importing the module
+    cpu_seconds: float       # the same in CPU time: what it takes on an idle machine, whatever the load
     baseline_mb: float       # peak RSS before the launch (Python, numba, gpusim)
     peak_mb: float           # peak RSS of the whole process after the launch
 
@@ -53,8 +55,8 @@ class Measured:
         return documented and self.seconds < seconds and self.peak_mb < megabytes
 
     def line(self) -> str:
-        return (f"{self.name:<52} {self.label:<34} {self.seconds:>7.2f} s {self.peak_mb:>7.0f} MB  "
-                f"{self.detail[:90]}")
+        return (f"{self.name:<52} {self.label:<34} {self.seconds:>6.2f} s ({self.cpu_seconds:>5.2f} s CPU) "
+                f"{self.peak_mb:>5.0f} MB  {self.detail[:80]}")
 
 
 def measure(case: Case, timeout: float = 60.0, memory_mb: int = 2500) -> Measured:
@@ -67,11 +69,11 @@ def measure(case: Case, timeout: float = 60.0, memory_mb: int = 2500) -> Measure
             proc = subprocess.run([sys.executable, "-c", CHILD, str(path), str(memory_mb)], cwd=tmp, env=env,
                                   capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
-            return Measured(name, "hang", f"no answer after {timeout:g} s", "", timeout, 0.0, 0.0)
+            return Measured(name, "hang", f"no answer after {timeout:g} s", "", timeout, timeout, 0.0, 0.0)
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):
             doc = json.loads(line[7:])
-            return Measured(name, doc["label"], doc["detail"], doc["where"], doc["seconds"], doc["baseline_mb"],
-                            doc["peak_mb"])
+            return Measured(name, doc["label"], doc["detail"], doc["where"], doc["seconds"], doc["cpu_seconds"],
+                            doc["baseline_mb"], doc["peak_mb"])
     tail = (proc.stderr.strip().splitlines() or [""])[-1]
-    return Measured(name, f"crash:exit{proc.returncode}", tail[:200], "", 0.0, 0.0, 0.0)
+    return Measured(name, f"crash:exit{proc.returncode}", tail[:200], "", 0.0, 0.0, 0.0, 0.0)

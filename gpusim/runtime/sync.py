@@ -47,10 +47,10 @@ class Synchronisation:
         gblocks = self.b0 + blocks
         self.show_shared(blocks, int(line))
         self.now += 1
-        self.bar_time[gblocks] = self.now
-        w = (gblocks[:, None] * self.NW + np.arange(self.NW)[None, :]).reshape(-1)
+        self.bar_time[blocks] = self.now
+        w = (blocks[:, None] * self.NW + np.arange(self.NW)[None, :]).reshape(-1)
         self.wbar_time[w] = self.now
-        self.phase_all[gblocks] += 1
+        self.phase[blocks] += 1
         self.now += 1
         if self.observers:
             seen = gblocks.view()
@@ -144,7 +144,7 @@ class Synchronisation:
         self._check_warp_mask(m, mask, line, "syncwarp()")
         lanes = self.active(m)
         if lanes.size:
-            gw = np.unique((self.b0 + lanes // self.T) * self.NW + (lanes % self.T) // WARP_SIZE)
+            gw = np.unique((lanes // self.T) * self.NW + (lanes % self.T) // WARP_SIZE)
             self.now += 1
             self.wbar_time[gw] = self.now
             self.now += 1

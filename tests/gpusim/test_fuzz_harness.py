@@ -82,7 +82,7 @@ def test_an_internal_error_is_a_finding_with_its_place(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         return {}["no such key"]
 
-    monkeypatch.setattr(sys.modules["gpusim.launch"], "_dims", broken)
+    monkeypatch.setattr(sys.modules["gpusim.limits"], "dims", broken)
     outcome = run_case(_kernel("out[0] = 1.0"), tmp_path)
     assert outcome.label == "internal:KeyError" and outcome.finding
     assert outcome.where.startswith("gpusim/launch.py:") and outcome.where.endswith(" in launch")

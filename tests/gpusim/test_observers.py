@@ -71,7 +71,7 @@ def _run(mod, puzzle, case, instrument: bool):
     faults = []
     for step in case.launches:   # a multi-device case's launches in issue order, every array in one memory
         report = gpusim.launch(getattr(mod, step.kernel), step.grid, step.block, step.arg_values(bufs),
-                               step.shared_mem, instrument=instrument, max_steps=100_000)
+                               step.shared_mem, instrument=instrument)
         faults += [(type(f).__name__, f.lineno, f.block, f.thread, f.array, f.index, f.count) for f in report.faults]
         if report.faults:
             break

@@ -82,6 +82,15 @@ def test_a_timeout_stops_the_check(tmp_path, fake_engine):
     assert len(fake_engine.calls) == 1 and "k.py:5" in result.failures[0].message
 
 
+def test_a_timeout_behind_another_fault_stops_the_check_too(tmp_path, fake_engine):
+    # a learner's reduction without its `s //= 2`: out of bounds at once, then endless (fuzz file seed 564)
+    fake_engine.faults = [OutOfBounds("out of bounds", filename="k.py", lineno=7),
+                          KernelTimeout("A loop ran too long", filename="k.py", lineno=5)]
+    result = check_file(TINY, write(tmp_path, "ok.py", FAKE_OK))
+    assert [c.status for c in result.cases] == ["fail", "not run", "not run"]
+    assert len(fake_engine.calls) == 1 and "k.py:7" in result.failures[0].message
+
+
 def test_syntax_error_is_a_compile_failure_with_file_and_line(tmp_path, fake_engine):
     path = write(tmp_path, "bad.py", """
         def add_one(out, a, n)
