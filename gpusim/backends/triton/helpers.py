@@ -1,0 +1,51 @@
+"""Small ``@triton.jit`` functions the generated programs call, written into each program that uses them, so
+that a printed program is complete and runs on its own."""
+
+from __future__ import annotations
+
+HELPERS = {
+    "any": '''
+@triton.jit
+def _any(m):
+    """True when some lane of the mask ``m`` is set (a scalar)."""
+    return tl.max(m.to(tl.int32), 0) != 0
+''',
+    "floordiv": '''
+@triton.jit
+def _floordiv(a, b):
+    """Python's ``a // b`` on signed integers (Triton's ``//`` truncates toward zero, Python's floors)."""
+    q = a // b
+    return tl.where(((a % b) != 0) & ((a < 0) != (b < 0)), q - 1, q)
+''',
+    "mod": '''
+@triton.jit
+def _mod(a, b):
+    """Python's ``a % b`` on signed integers: the result has the divisor's sign."""
+    r = a % b
+    return tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
+''',
+    "ballot": '''
+@triton.jit
+def _ballot(pred, P: tl.constexpr):
+    """Per lane, the bits of the lanes of its warp (32 consecutive lanes) where ``pred`` holds."""
+    lane = tl.arange(0, P)
+    bits = tl.where(pred, tl.full([P], 1, tl.int64) << (lane % 32).to(tl.int64), 0)
+    warp = tl.sum(tl.reshape(bits, (P // 32, 32)), 1)
+    return tl.reshape(tl.broadcast_to(warp[:, None], (P // 32, 32)), (P,))
+''',
+    "match_any": '''
+@triton.jit
+def _match_any(v, part, P: tl.constexpr):
+    """Per lane, the bits of the lanes of its warp taking part (``part``) that hold the lane's value."""
+    v2 = tl.reshape(v, (P // 32, 32))
+    p2 = tl.reshape(part, (P // 32, 32))
+    same = (v2[:, :, None] == v2[:, None, :]) & p2[:, None, :]
+    col = tl.arange(0, 32).to(tl.int64)
+    bits = tl.sum(tl.where(same, tl.full([32], 1, tl.int64)[None, None, :] << col[None, None, :], 0), 2)
+    return tl.reshape(bits, (P,))
+''',
+}
+
+
+def helper_source(names: list[str]) -> str:
+    return "".join(HELPERS[n] + "\n" for n in names)
