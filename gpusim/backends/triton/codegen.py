@@ -35,6 +35,8 @@ from .memory import Memory
 from .values import BITS_OF, Affine, ArrayRef, Frame, Val, tl_type
 from .warps import Warps
 
+#: iterations up to which a loop whose start is a function of the thread is written out (``unrolled``)
+UNROLL = 8
 _RESERVED = {"tl", "triton", "libdevice", "range", "min", "max", "int", "float", "bool", "print", "len", "abs",
              "True", "False", "None"}
 
@@ -178,7 +180,7 @@ def _short(t: Type) -> str:
 
 class ProgramGen(ExpressionGen):
     def __init__(self, module: N.Module, block: tuple[int, int, int], dynamic_bytes: int, register: set[int],
-                 guard: bool):
+                 guard: bool, planes: dict[int, list[Affine]] | None = None):
         self.module = module
         self.block_shape = block
         self.threads = block[0] * block[1] * block[2]
@@ -186,7 +188,7 @@ class ProgramGen(ExpressionGen):
         while p < self.threads:
             p *= 2
         self.P = p
-        self.lane_affine = Affine(1, block[0], block[0] * block[1], 0)
+        self.planes = planes if planes is not None else {}     # register arrays' store maps (kept over retries)
         self.guard = guard
         self.memory = Memory(guard)
         self.warps = Warps()
@@ -233,6 +235,13 @@ class ProgramGen(ExpressionGen):
         fn = self.frames[-1].fn if self.frames else self.module.entry
         return NotTranslatable(f"the Triton back end cannot translate this: {message}", filename=fn.filename,
                                lineno=line, source_line=linecache.getline(fn.filename, line).rstrip("\n"))
+
+    def norm(self, f: Affine | None) -> Affine | None:
+        """``f`` without the coefficients of block dimensions of size 1 (their index is always 0)."""
+        if f is None:
+            return None
+        _, by, bz = self.block_shape
+        return Affine(f.x, f.y if by > 1 else 0, f.z if bz > 1 else 0, f.c)
 
     def vector(self, code: str, is_vec: bool) -> str:
         return code if is_vec else f"tl.broadcast_to({code}, ({self.P},))"
@@ -313,7 +322,9 @@ class ProgramGen(ExpressionGen):
                                       "per thread")
             self.emit(f"{target} = {typed(v)}")
         base = name.split("#")[0]
-        if top and base in self.frame.single and v.affine is not None:
+        # assigned once: wherever a correct kernel reads it, it holds this value (a read before the
+        # assignment is a fault the simulator reports), so a fixed function of the thread index stays known
+        if base in self.frame.single and v.affine is not None:
             self.frame.affine[name] = v.affine
         else:
             self.frame.affine.pop(name, None)
@@ -400,7 +411,10 @@ class ProgramGen(ExpressionGen):
         numel = acc
         base = f"_sh{s.decl}_{_sanitize(s.name)}"
         if s.decl in self.layout.register and not s.dynamic:
-            ref = ArrayRef("reg", base, t, [str(d) for d in shape], strides, s.name, decl=s.decl)
+            maps = self.planes.get(s.decl, [])
+            names = [base] if len(maps) == 1 else [f"{base}_{k}" for k in range(len(maps))]
+            ref = ArrayRef("reg", base, t, [str(d) for d in shape], strides, s.name, decl=s.decl,
+                           planes=list(zip(maps, names)))
         else:
             if s.dynamic:
                 off = -1
@@ -597,6 +611,8 @@ class ProgramGen(ExpressionGen):
         plain = not (inner.vector or inner.scalar or vector)
         if isinstance(s, N.ForRange):
             start, stop, step = (self.value(x, ctx) for x in (s.start, s.stop, s.step))
+            if not (inner.vector or inner.scalar) and self.unrolled(s, ctx, start, stop, step):
+                return
             if plain and step.lit and step.value != 0:
                 k = self.tmp("_k")
                 self.emit(f"for {k} in range({typed(start)}, {typed(stop)}, {step.code}):")
@@ -614,6 +630,42 @@ class ProgramGen(ExpressionGen):
             self.counted_loop(s, ctx, start, stop, step, inner, vector)
             return
         self.while_loop(s, ctx, inner, vector, plain)
+
+    def unrolled(self, s: N.ForRange, ctx: Ctx, start: Val, stop: Val, step: Val) -> bool:
+        """``for v in range(f(thread), STOP, STEP)`` with a start that is a fixed function of the thread and a
+        few iterations: written out iteration by iteration, ``v`` a known function of the thread in each
+        (so that ``tile[v, tx] = ...`` is a store pattern a register array can hold). True if done."""
+        f = start.affine
+        if not (start.vec and f is not None and stop.lit and step.lit and int(step.value) != 0):
+            return False
+        bx, by, bz = self.block_shape
+        lo = hi = f.c
+        for coef, size in ((f.x, bx), (f.y, by), (f.z, bz)):
+            lo += min(0, coef * (size - 1))
+            hi += max(0, coef * (size - 1))
+        st, end = int(step.value), int(stop.value)
+
+        def trips(v: int) -> int:
+            return max(0, -(-(end - v) // st)) if st > 0 else max(0, -(-(v - end) // -st))
+
+        most, least = max(trips(lo), trips(hi)), min(trips(lo), trips(hi))
+        if not 1 <= most <= UNROLL:
+            return False
+        t = s.start.type
+        for k in range(most):
+            code = f"({start.code} + {k * st})" if k else start.code
+            v = Val(code, t, vec=True, affine=f + Affine(c=k * st))
+            if k < least:
+                body = ctx.child(Loop())
+            else:
+                m = self.tmp("_m")
+                self.emit(f"{m} = {ctx.m} & ({code} {'<' if st > 0 else '>'} {end})")
+                body = Ctx(m, False, Loop(), ctx.frame)
+            self.assign_local(s.var, t, v, body, s.line, fresh=True)
+            self.frame.affine[s.var] = v.affine
+            self.block(s.body, body)
+            self.frame.affine.pop(s.var, None)
+        return True
 
     def loop_flags(self, inner: Exits) -> Loop:
         info = Loop()
@@ -872,7 +924,8 @@ class ProgramGen(ExpressionGen):
         for decl, ref in sorted(self.shared.items()):
             if ref.kind == "reg":
                 store = "tl.int8" if ref.dtype.is_bool else tl_type(ref.dtype)
-                self.emit(f"{ref.base} = tl.zeros([{P}], {store})")
+                for _, tensor in ref.planes:
+                    self.emit(f"{tensor} = tl.zeros([{P}], {store})")
             else:
                 off = self.layout.offsets[decl]
                 where = "SMEM_DYNAMIC" if off < 0 else str(off)

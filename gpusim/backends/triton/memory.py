@@ -7,10 +7,12 @@
   every scratch store and atomic is fenced with ``tl.debug_barrier()`` before (when an access since the
   last fence could conflict) and after: what CUDA orders within a thread, the fences order across the
   program (docs/triton.md; /work/shared/GPU_FACTS.md records the failure without them).
-* **Register** shared arrays (``"reg"``): one element per thread, every store at the thread's own element
-  (``s[threadIdx.x] = ...``, ``tile[ty, tx] = ...``): the array is a ``[lanes]`` tensor, a store is
-  ``tl.where``, a load of another thread's element a ``tl.gather``. Values flow through registers, so no
-  fence is needed. A store elsewhere, or an atomic, sends the array to scratch (``Respill``).
+* **Register** shared arrays (``"reg"``): where every store puts a thread's value at an element that is a
+  fixed one-to-one function of the thread index (``s[t] = ...``, ``tile[ty, tx] = ...``, ``s[t + 16] = ...``),
+  the array is one ``[lanes]`` tensor per such function (a *plane*: what each thread stored there): a store
+  is a ``tl.where``, a load inverts the functions to find the thread that stored the element and
+  ``tl.gather``s it. Values flow through registers, so no fence is needed. Any other store, stores whose
+  elements may overlap, or an atomic send the array to scratch (``Respill``).
 * **Local** arrays (``"local"``): a ``[lanes, L]`` table per thread, written and read with a one-hot mask.
 
 In the interpreter (``guard``), pointer accesses are also masked to the array's extent, so a wrong index on
@@ -20,17 +22,22 @@ the CPU reads nothing outside it (the GPU, like CUDA, does not check).
 from __future__ import annotations
 
 from ...ir import nodes as N
-from ...ir.types import Scalar
+from ...ir.types import INT8, Scalar
 from .expressions import operand, typed
 from .values import ArrayRef, Val, tl_type
 
 
 class Respill(Exception):
-    """A shared array cannot stay in registers (a store at another thread's element, or an atomic)."""
+    """A shared array cannot stay in registers (a store that is not at a fixed element of its thread, stores
+    that may overlap, or an atomic): it goes to the scratch region."""
 
     def __init__(self, decl: int, why: str):
         super().__init__(why)
         self.decl, self.why = decl, why
+
+
+class NewPlane(Exception):
+    """A register shared array has a store pattern not seen before: generate again, knowing it."""
 
 
 _ATOMICS = {"add": "tl.atomic_add", "sub": "tl.atomic_add", "max": "tl.atomic_max", "min": "tl.atomic_min",
@@ -50,8 +57,44 @@ class Memory:
             g.emit("tl.debug_barrier()")
             g.fenced = True
 
-    def own_lane(self, g, off: Val) -> bool:
-        return off.affine is not None and off.affine == g.lane_affine
+    @staticmethod
+    def plane_span(g, f) -> int:
+        bx, by, bz = g.block_shape
+        return (bx - 1) + f.y * (by - 1) + f.z * (bz - 1)
+
+    def check_plane(self, g, ref: ArrayRef, f) -> None:
+        """A new store map of a register array: one-to-one, and its elements apart from every other plane's."""
+        bx, by, bz = g.block_shape
+        ok = f is not None and f.x == 1 and f.c >= 0 and (by == 1 or f.y >= bx) and \
+            (bz == 1 or f.z >= f.y * (by - 1) + bx)
+        if not ok:
+            raise Respill(ref.decl, "a store at an element that is not a one-to-one function of the thread index")
+        lo, hi = f.c, f.c + self.plane_span(g, f)
+        for other, _ in ref.planes:
+            olo, ohi = other.c, other.c + self.plane_span(g, other)
+            if lo <= ohi and olo <= hi:
+                raise Respill(ref.decl, "stores whose elements may overlap")
+
+    def source_lane(self, g, f, off: Val) -> tuple[str, str]:
+        """For the element ``off``: the lane that stores it through the map ``f``, and whether one does."""
+        bx, by, bz = g.block_shape
+        r = g.tmp("_e")
+        g.emit(f"{r} = {off.code} - {f.c}" if f.c else f"{r} = {off.code}")
+        ok = f"({r} >= 0) & ({r} <= {self.plane_span(g, f)})"
+        if by == 1 and bz == 1:
+            return f"{r}.to(tl.int32)", ok
+        rest, tz = r, "0"
+        if bz > 1:
+            tz = g.tmp("_sz")
+            g.emit(f"{tz} = {r} // {f.z}")
+            rest = f"({r} - {tz} * {f.z})"
+        ty = g.tmp("_sy")
+        g.emit(f"{ty} = {rest} // {f.y}")
+        tx = g.tmp("_sx")
+        g.emit(f"{tx} = {rest} - {ty} * {f.y}")
+        ok += f" & ({tx} < {bx}) & ({ty} < {by})"
+        lane = f"{tx} + {bx} * {ty}" if bz == 1 else f"{tx} + {bx} * ({ty} + {by} * {tz})"
+        return f"({lane}).to(tl.int32)", ok
 
     # -- loads ---------------------------------------------------------------------------------------------
     def load(self, g, ref: ArrayRef, off: Val, ctx, e: N.Load) -> Val:
@@ -80,16 +123,24 @@ class Memory:
 
     def load_register(self, g, ref: ArrayRef, off: Val, ctx) -> Val:
         t = ref.dtype
-        if self.own_lane(g, off):
-            code = ref.base
-        elif off.vec:
-            idx = f"{off.code}.to(tl.int32)"
-            code = f"tl.gather({ref.base}, tl.where(({idx} >= 0) & ({idx} < {g.P}), {idx}, 0), 0)"
-        else:
-            return Val(g.pick(ref.base, t, f"(_lane == {off.code})", 0), t, pure=False)
+        f = g.norm(off.affine)
+        for plane, tensor in ref.planes:
+            if plane == f:                  # the thread's own element of this plane
+                return Val(f"({tensor} != 0)" if t.is_bool else tensor, t, vec=True, pure=False)
+        store_t = "tl.int8" if t.is_bool else tl_type(t)
+        code = f"tl.zeros([{g.P}], {store_t})" if off.vec else f"tl.full((), 0, {store_t})"
+        for plane, tensor in ref.planes:
+            src, ok = self.source_lane(g, plane, off)
+            if off.vec:
+                got = f"tl.gather({tensor}, tl.where({ok}, {src}, 0), 0)"
+            else:
+                got = g.pick(tensor, t if not t.is_bool else _INT8, f"(_lane == {src})", 0)
+            name = g.tmp("_sv")
+            g.emit(f"{name} = tl.where({ok}, {got}, {code})")
+            code = name
         if t.is_bool:
             code = f"({code} != 0)"
-        return Val(code, t, vec=True, pure=False)
+        return Val(code, t, vec=off.vec, pure=False)
 
     def load_local(self, g, ref: ArrayRef, off: Val) -> Val:
         hit = self.local_hit(ref, off)
@@ -106,10 +157,14 @@ class Memory:
     def store(self, g, ref: ArrayRef, off: Val, val: Val, ctx, line: int) -> None:
         t: Scalar = ref.dtype
         if ref.kind == "reg":
-            if not self.own_lane(g, off):
-                raise Respill(ref.decl, "a store at another thread's element")
+            f = g.norm(off.affine)
+            tensor = next((name for plane, name in ref.planes if plane == f), None)
+            if tensor is None:
+                self.check_plane(g, ref, f)
+                g.planes.setdefault(ref.decl, []).append(f)
+                raise NewPlane()
             v = g.vector(f"{typed(val)}.to(tl.int8)" if t.is_bool else typed(val), val.vec)
-            g.emit(f"{ref.base} = {v}" if ctx.full else f"{ref.base} = tl.where({ctx.m}, {v}, {ref.base})")
+            g.emit(f"{tensor} = {v}" if ctx.full else f"{tensor} = tl.where({ctx.m}, {v}, {tensor})")
             return
         if ref.kind == "local":
             hit = self.local_hit(ref, off)
@@ -171,6 +226,9 @@ class Memory:
             g.fenced = False
             self.fence(g)
         return Val(name, e.type, vec=True, pure=False)
+
+
+_INT8 = INT8
 
 
 def dtype_code(t: Scalar) -> str:

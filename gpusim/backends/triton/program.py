@@ -18,7 +18,7 @@ from ...ir import nodes as N
 from ...ir.walk import walk_stmts
 from .codegen import NotTranslatable, ProgramGen
 from .helpers import helper_source
-from .memory import Respill
+from .memory import NewPlane, Respill
 
 MAX_THREADS = 1024
 COMMENT_COLUMN = 64
@@ -74,15 +74,19 @@ def translate(module: N.Module, block, dynamic_shared: int = 0, *, guard: bool =
     register = set()
     for fn in module.functions.values():
         for s in walk_stmts(fn.body):
-            if isinstance(s, N.SharedDecl) and not s.dynamic and int(np.prod(s.shape)) == threads:
+            if isinstance(s, N.SharedDecl) and not s.dynamic:
                 register.add(s.decl)
-    while True:
-        gen = ProgramGen(module, block, int(dynamic_shared), register, guard)
+    planes: dict = {}
+    while True:   # each retry learns a register array's store pattern or sends one to scratch: it ends
+        gen = ProgramGen(module, block, int(dynamic_shared), register, guard, planes)
         try:
             lines = gen.kernel()
             break
+        except NewPlane:
+            continue
         except Respill as r:
             register.discard(r.decl)
+            planes.pop(r.decl, None)
     return _assemble(module, gen, lines, block)
 
 

@@ -53,9 +53,10 @@ class ArrayRef:
     """An array as the generated program holds it.
 
     ``kind``: "ptr" (global memory, a constant array, or shared memory in the per-program scratch region:
-    ``base`` is a pointer, elements at ``sum(index[k] * strides[k])``), "reg" (a shared array held as a
-    register tensor with one element per lane: ``base`` names the tensor), "local" (a per-thread array held as
-    a ``[lanes, L]`` register table: ``base`` names it). ``shape``/``strides`` are code (names or numbers).
+    ``base`` is a pointer, elements at ``sum(index[k] * strides[k])``), "reg" (a shared array held in
+    registers as ``planes``: for each way the kernel stores into it, an element-of-the-thread map and a
+    ``[lanes]`` tensor of what each thread stored there), "local" (a per-thread array held as a
+    ``[lanes, L]`` register table: ``base`` names it). ``shape``/``strides`` are code (names or numbers).
     """
 
     kind: str
@@ -67,6 +68,7 @@ class ArrayRef:
     decl: int | None = None
     scratch: bool = False            # shared memory in the scratch region: fenced with barriers
     width: int = 0                   # "local": the table's padded row length
+    planes: list[tuple[Affine, str]] = field(default_factory=list)   # "reg": (store map, tensor) pairs
 
     @property
     def dtype(self) -> Scalar:
