@@ -270,7 +270,7 @@ class ProgramGen(ExpressionGen):
         return self.frames[-1]
 
     def is_vec_local(self, name: str) -> bool:
-        return self.frame.fn.var_uni.get(name, Uni.GRID) > Uni.BLOCK
+        return self.frame.fn.var_uni.get(name.split("#")[0], Uni.GRID) > Uni.BLOCK
 
     def name_of(self, name: str, t: Type) -> str:
         key = (name, t)
@@ -371,7 +371,7 @@ class ProgramGen(ExpressionGen):
             for t in sorted(nested[name], key=str):
                 target = self.name_of(name, t)
                 zero = "0" if not t.is_bool else "0"
-                if self.is_vec_local(name.split("#")[0]) or self.frame.fn.var_uni.get(name, Uni.GRID) > Uni.BLOCK:
+                if self.is_vec_local(name):
                     self.emit(f"{target} = tl.zeros([{self.P}], {tl_type(t)})")
                 else:
                     self.emit(f"{target} = tl.full((), {zero}, {tl_type(t)})")
@@ -590,6 +590,7 @@ class ProgramGen(ExpressionGen):
         self.block(s.body, Ctx(mt, False, ctx.loop, ctx.frame))
         if s.orelse:
             self.fenced = self.fenced and fenced
+            self.cur_line = s.line
             mf = self.tmp("_m")
             self.emit(f"{mf} = {ctx.m} & ~{c.code}")
             self.block(s.orelse, Ctx(mf, False, ctx.loop, ctx.frame))

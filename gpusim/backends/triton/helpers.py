@@ -24,6 +24,30 @@ def _mod(a, b):
     r = a % b
     return tl.where((r != 0) & ((r < 0) != (b < 0)), r + b, r)
 ''',
+    "floordiv_float": '''
+@triton.jit
+def _floordiv_float(a, b):
+    """Python's ``a // b`` on floats, computed as CPython (and numba) compute it."""
+    mod = a % b
+    if a.dtype == tl.float32:
+        div = tl.div_rn(a - mod, b)
+        zero = tl.div_rn(a, b) * 0.0
+    else:
+        div = (a - mod) / b
+        zero = (a / b) * 0.0
+    div = tl.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1.0, div)
+    fl = tl.floor(div)
+    fl = tl.where(div - fl > 0.5, fl + 1.0, fl)
+    return tl.where(div != 0, fl, zero)
+''',
+    "mod_float": '''
+@triton.jit
+def _mod_float(a, b):
+    """Python's ``a % b`` on floats: the result has the divisor's sign."""
+    mod = a % b
+    mod = tl.where((mod != 0) & ((b < 0) != (mod < 0)), mod + b, mod)
+    return tl.where(mod != 0, mod, tl.where(b < 0, -0.0, 0.0).to(a.dtype))
+''',
     "ballot": '''
 @triton.jit
 def _ballot(pred, P: tl.constexpr):
