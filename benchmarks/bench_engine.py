@@ -126,13 +126,13 @@ BASELINE_CASES = [("map", 1 << 16, {}, "1-D map, 2^16 threads"), ("map", 1 << 20
 
 
 def against(baseline: Path) -> list[str]:
-    """The gpusim in ``baseline`` against this one: CPU seconds, the best of many launches in three rounds that
+    """The gpusim in ``baseline`` against this one: CPU seconds, the best of many launches in rounds that
     alternate between the two (a busy machine slows some launches, never speeds one up)."""
     rows = ["| kernel | baseline | this gpusim | ratio |", "|---|---:|---:|---:|"]
     for name, size, kw, label in BASELINE_CASES:
-        repeat = 2 if size >= 256 and name == "matmul" else 15
+        repeat = 4 if size >= 256 and name == "matmul" else 15
         best = {}
-        for _ in range(3):
+        for _ in range(3 if repeat < 15 else 5):
             for tag, root in (("base", baseline), ("new", ROOT)):
                 out = subprocess.run([sys.executable, "-c", _TIMER, str(root), json.dumps([name, size, kw, repeat])],
                                      capture_output=True, text=True, check=True, timeout=1800, cwd=root)

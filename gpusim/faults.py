@@ -113,8 +113,9 @@ class KernelFault(Exception):
 
 
 @dataclass(eq=False)
-class OutOfBounds(KernelFault):
-    """An index outside some dimension of an array (negative indices are out of bounds too)."""
+class OutOfBounds(KernelFault, IndexError):
+    """An index outside some dimension of an array (negative indices are out of bounds too). Also an
+    ``IndexError``, which is what numba's simulator raises for it."""
 
     shape: tuple[int, ...] | None = None
     access: str = "read"

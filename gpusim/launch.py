@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import linecache
 import sys
 import threading
 import time
@@ -48,9 +49,18 @@ def _py_func(kernel: Any) -> Any:
     return func
 
 
-def arg_type(value: Any, name: str) -> Type:
-    """The IR type of one launch argument, as numba's ``typeof`` gives it (``LaunchError`` if none)."""
+def arg_type(value: Any, name: str, code: Any = None) -> Type:
+    """The IR type of one launch argument, as numba's ``typeof`` gives it (``LaunchError`` if none). An array
+    numba-cuda takes but gpusim does not (complex, datetime, records) is an ``UnsupportedConstruct`` at the
+    kernel's first line (``code``: the kernel's code object)."""
     if isinstance(value, np.ndarray):
+        if value.dtype.kind in "cmMV" and value.dtype.isnative:
+            what = "complex numbers are" if value.dtype.kind == "c" else f"arrays of {value.dtype} are"
+            filename = code.co_filename if code is not None else "<unknown>"
+            lineno = code.co_firstlineno if code is not None else 0
+            raise UnsupportedConstruct(f"argument {name!r} is a {value.dtype} array: {what} not supported by gpusim "
+                                       "yet", filename=filename, lineno=lineno,
+                                       source_line=linecache.getline(filename, lineno).rstrip("\n"))
         if value.dtype.kind not in "biuf" or not value.dtype.isnative:
             raise LaunchError(f"argument {name!r} has dtype {value.dtype}; use numeric arrays")
         return array_of(value)
@@ -85,7 +95,7 @@ def compile_kernel(kernel: Any, *, instrument: bool = True, args: tuple | None =
         if args is None:
             signature = tuple(Array(FLOAT64, 1, "C", "global") for _ in names)
         else:
-            signature = tuple(arg_type(v, n) for v, n in zip(args, names))
+            signature = tuple(arg_type(v, n, func.__code__) for v, n in zip(args, names))
     return _cached(func, (bool(instrument), tuple(signature)), lambda: _compile(func, tuple(signature), instrument))
 
 
@@ -182,7 +192,8 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         kname = func.__name__
     if len(args) != len(names):
         raise LaunchError(f"kernel {kname!r} takes {len(names)} arguments ({', '.join(names)}), {len(args)} given")
-    signature = tuple(arg_type(v, n) for v, n in zip(args, names))
+    signature = tuple(arg_type(v, n, None if isinstance(kernel, Module) else func.__code__)
+                      for v, n in zip(args, names))
     for name, v in zip(names, args):
         if isinstance(v, np.ndarray) and not v.flags.writeable:
             raise LaunchError(f"argument {name!r} is read-only; pass a writable array")
@@ -221,15 +232,18 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     with np.errstate(all="ignore"):
         for b0 in range(0, nblocks, per_chunk):
             rt.start_chunk(b0, min(per_chunk, nblocks - b0))
+            stop = True
             try:
                 comp.func(rt, *call_args)
+                stop = False
             except Abort:
-                break
+                pass
             except KernelFault as f:  # pragma: no cover - faults are recorded, not raised
                 rt.faults[(type(f), f.lineno, None, ())] = f
-                break
             except Exception as e:  # an error inside the kernel's own code
                 _record_error(rt, comp, e)
+            rt.show_shared(np.arange(rt.nb), None)     # shared memory as the chunk's blocks leave it
+            if stop:
                 break
         rt.flush_output()
     report = LaunchReport(info)
@@ -275,6 +289,7 @@ def _record_error(rt: Runtime, comp: Compiled, e: Exception) -> None:
     else:
         summary = f"The kernel raised {type(e).__name__}: {text}."
     f = KernelError(summary)
+    f.__cause__ = e  # the drop-in (gpusim.cudasim) reads this: a Python error in gpusim's code for the kernel
     f.details.append("(if the kernel looks right, this may be a gpusim limitation: please report it)")
     rt.record(f, line, None, None, None)
 

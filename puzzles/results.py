@@ -5,11 +5,13 @@ that could break a reader).
 
 Failure kinds:
 
-* ``compile``    — the file is not valid Python, fails as it runs, lacks a kernel, or uses a construct
-                   that gpusim does not run.
+* ``compile``    — the file is not valid Python, fails (or exits) as it runs, lacks a kernel, defines one a
+                   GPU could not launch, uses a construct that gpusim does not run, or (where numba-cuda's
+                   compiler is installed) does not compile to PTX.
 * ``fault``      — a thread faulted (out of bounds, data race, divergent barrier, uninitialised read, endless
                    loop, error in the kernel); ``fault`` holds the ``KernelFault``.
-* ``mismatch``   — an output differs from the spec; ``detail`` holds the first wrong element.
+* ``mismatch``   — an output differs from the spec, or an input changed; ``detail`` holds the first wrong
+                   element (``detail["changed_input"]`` is True for an input).
 * ``constraint`` — a constraint of the puzzle does not hold; ``detail`` holds the rule's description.
 * ``error``      — the launch could not be made, or the simulator or the puzzle has a bug.
 """
@@ -96,6 +98,9 @@ class CheckResult:
     next_star: str | None = None
     notes: list[str] = field(default_factory=list)  # things the player should know that are not failures
     stdout: str = ""            # what the file and its kernels printed
+    seed: int = 0               # the seed of the random cases: `check --seed N` replays this check
+    reference_use: list[str] = field(default_factory=list)   # how the file used the reference solution
+    ptx_checked: bool = False   # the kernels were compiled to PTX by numba-cuda as well
     seconds: float = 0.0
     debug: list[str] = field(default_factory=list)  # internal tracebacks, for bug reports only
 
@@ -113,5 +118,8 @@ class CheckResult:
             "cases": [c.to_dict() for c in self.cases],
             "notes": list(self.notes),
             "stdout": self.stdout,
+            "seed": self.seed,
+            "reference_use": list(self.reference_use),
+            "ptx_checked": self.ptx_checked,
             "seconds": round(self.seconds, 4),
         }

@@ -300,7 +300,7 @@ class CallLowering:
             g = self.resolve(src) if isinstance(src, (ast.Name, ast.Attribute)) else None
             if not isinstance(g, ConstArrayRef):
                 raise self.error(value, "cuda.const.array_like needs a module-level NumPy array")
-            arr = self.const_array(g, value)
+            arr = self.const_array(ConstArrayRef(g.array, g.name), value)   # copied to constant memory: frozen
             arr.name = target.id
             return N.Assign(target.id, arr, line=line), arr.type
         shape_node, dtype_node = args["shape"], args["dtype"]
@@ -327,7 +327,7 @@ class CallLowering:
         if isinstance(align, ast.AST) and not (isinstance(align, ast.Constant) and (
                 align.value is None or isinstance(align.value, int))):
             raise self.error(align, "alignment must be a constant integer")
-        st = scalar(dtype)
+        st = self.kernel_scalar(dtype, dtype_node)
         decl = self.builder.new_decl()
         if ref.path == "shared.array":
             dynamic = tuple(shape) == (0,)
@@ -388,7 +388,15 @@ class CallLowering:
                              KernelCompileError)
         if not isinstance(args[0].type, Scalar):
             raise self.error(node, f"cannot convert a {args[0].type} to {dtype}")
-        return self.cast(args[0], scalar(dtype))
+        return self.cast(args[0], self.kernel_scalar(dtype, node))
+
+    def kernel_scalar(self, dtype: np.dtype, node: ast.AST) -> Scalar:
+        """The IR type of ``dtype``, or a compile error for one a kernel cannot hold (complex, datetime, ...)."""
+        try:
+            return scalar(dtype)
+        except ValueError:
+            what = "complex numbers are" if dtype.kind == "c" else f"values of dtype {dtype} are"
+            raise self.error(node, f"{what} not supported by gpusim yet") from None
 
     def builtin_call(self, name: str, node: ast.Call) -> N.Expr:
         line = node.lineno

@@ -90,7 +90,6 @@ def literal_type(value: bool | int | float) -> Scalar | None:
 def dtype_from_string(text: str) -> np.dtype | None:
     """``cuda.shared.array(n, "float32")``: numba-cuda accepts a dtype's name."""
     try:
-        dt = np.dtype(text)
+        return np.dtype(text)
     except TypeError:
         return None
-    return dt if dt.kind in "biuf" else None

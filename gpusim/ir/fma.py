@@ -4,11 +4,12 @@ The GPU compiler contracts these into one fused multiply-add with a single round
 and float64 (read on an H200: docs/gpu-semantics.md), so gpusim does it once here and every back end
 computes the same bits. The rule, applied to each floating-point ``+``/``-``:
 
-* if its left operand is a product (through a widening float conversion), that product is fused with the
-  right operand; otherwise, if its right operand is, that one is — so ``a*b + c*d`` fuses ``a*b``;
-* a product of integers is never fused (and then neither side is tried again);
-* the product's operands are widened to the sum's type first (exact), so ``float32 * float32 + float64``
-  fuses in float64, as the compiler does after numba's conversion.
+* if its left operand is a product (directly, or through a conversion), only that product is tried;
+  otherwise, if its right operand is, that one is — so ``a*b + c*d`` fuses ``a*b``;
+* a product is fused only where it has the sum's type: LLVM contracts an ``fmul`` and an ``fadd`` of one
+  type, and the conversion between a float32 product and a float64 sum (``acc = 0.0; acc += a[i] * b[i]``)
+  keeps them apart — the product is rounded to float32 first (an H200 gave different bits for puzzle 14
+  when gpusim fused it). A product of integers (converted to the sum's float type) is never fused.
 
 ``acc += x*y`` is ``acc = acc + x*y`` and fuses the same way.
 """
@@ -35,12 +36,6 @@ def _float(t) -> bool:
     return isinstance(t, Scalar) and t.is_float
 
 
-def _widened(e: Expr, t: Scalar) -> Expr:
-    if e.type == t:
-        return e
-    return Cast(e, type=t, line=e.line)
-
-
 def _negated(e: Expr) -> Expr:
     return Unary("neg", e, type=e.type, line=e.line)
 
@@ -53,9 +48,8 @@ def fuse(e: Expr) -> Expr:
         if left is None:
             right = _product(e.right)
         prod = left or right
-        if prod is not None and _float(prod.type) and (prod.type.bits <= t.bits):
+        if prod is not None and prod.type == t:
             x, y = fuse(prod.left), fuse(prod.right)
-            x, y = _widened(x, t), _widened(y, t)
             if left is not None:                 # x*y +/- c
                 c = fuse(e.right)
                 return Fma(x, y, c if e.op == "add" else _negated(c), type=t, line=e.line)

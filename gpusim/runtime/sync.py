@@ -45,6 +45,7 @@ class Synchronisation:
             self.faults[(BarrierDivergence, line, None, ())].count += int(bad.sum()) - 1
         blocks = np.flatnonzero(present)
         gblocks = self.b0 + blocks
+        self.show_shared(blocks, int(line))
         self.now += 1
         self.bar_time[gblocks] = self.now
         w = (gblocks[:, None] * self.NW + np.arange(self.NW)[None, :]).reshape(-1)
@@ -56,6 +57,27 @@ class Synchronisation:
             seen.flags.writeable = False  # observers see read-only arrays
             for o in self.observers:
                 o.on_barrier(seen, int(line))
+
+    def show_shared(self, blocks, line):
+        """Give observers that ask for them (``on_shared_values``) read-only views of the chunk's shared arrays.
+
+        ``blocks`` are chunk-local block indices (the blocks passing a barrier at ``line``; ``line`` None: the
+        chunk's end). Each view is ``(blocks_in_chunk, size)``; observers copy what they keep.
+        """
+        watchers = [o for o in self.observers if hasattr(o, "on_shared_values")]
+        if not watchers or not self.shared:
+            return
+        views, seen = [], set()
+        for h in self.shared.values():
+            if h.info.id in seen:
+                continue
+            seen.add(h.info.id)
+            v = h.data.view()
+            v.flags.writeable = False
+            views.append((h.info, v))
+        gblocks = self.b0 + np.asarray(blocks, dtype=np.int64)
+        for o in watchers:
+            o.on_shared_values(gblocks, np.asarray(blocks, dtype=np.int64), views, line)
 
     def syncthreads_reduce(self, kind, m, pred, line):
         self.syncthreads(m, line)

@@ -232,6 +232,43 @@ def test_a_kernel_is_compiled_once():
     assert gpusim.compile_kernel(k.py_func, instrument=False) is first
 
 
+@cuda.jit
+def ratio(a, out):
+    out[0] = a[0] / a[1]
+
+
+def test_the_compile_cache_is_keyed_on_argument_dtypes_ranks_and_layouts():
+    # numba specialises a kernel on its argument types: float32 / float32 is a float32 division (1/3 rounded
+    # to float32), float64 / float64 a float64 one; launching the float64 case after the float32 one must not
+    # reuse the float32 code
+    out = np.zeros(1)
+    run_clean(ratio, 1, 1, np.array([1, 3], np.float32), out)
+    assert out[0] == float(np.float32(1) / np.float32(3)) != 1 / 3
+    run_clean(ratio, 1, 1, np.array([1.0, 3.0]), out)
+    assert out[0] == 1 / 3
+    run_clean(ratio, 1, 1, np.array([1, 3], np.int32), out)
+    assert out[0] == 1 / 3
+
+    def compiled(kernel, *args):
+        return gpusim.compile_kernel(kernel, instrument=False, args=args)
+
+    base = compiled(ratio, np.zeros(2), out)
+    assert compiled(ratio, np.ones(7), np.zeros(5)) is base                # shapes and values are not in the key
+    assert compiled(ratio, np.zeros(2, np.float32), out) is not base        # dtype
+    assert compiled(ratio, np.zeros(2), np.zeros(1, np.int64)) is not base  # dtype of another argument
+    c2 = np.zeros((2, 4))
+    plain = compiled(size_of, c2, out)
+    assert compiled(size_of, np.ones((3, 3)), out) is plain
+    assert compiled(size_of, np.asfortranarray(c2), out) is not plain      # layout: C against F
+    assert compiled(size_of, c2[:, ::2], out) is not plain                  # layout: C against any strides
+    assert compiled(size_of, np.zeros(8), out) is not plain                 # rank
+
+
+@cuda.jit
+def size_of(a, out):
+    out[0] = a.size
+
+
 def test_docstrings_and_annotated_assignments_are_accepted():
     @cuda.jit
     def k(out):

@@ -158,6 +158,37 @@ def test_warp_reduction_shuffle_keeps_the_value_type_and_the_offset_loop_is_grid
 
 
 @cuda.jit
+def warp_leader(a, out):
+    i = cuda.grid(1)
+    v = a[i]
+    first = cuda.shfl_sync(FULL, v, 0)
+    votes = cuda.ballot_sync(FULL, v > 0)
+    mine = cuda.shfl_sync(FULL, v, cuda.laneid ^ 1)
+    if votes != 0:
+        out[i] = first + mine
+    if cuda.any_sync(FULL, v > first):
+        out[i] += 1.0
+
+
+def test_votes_and_a_shuffle_from_one_lane_are_warp_wide():
+    # a shuffle from a lane every thread names alike (0) gives one value per warp; from laneid ^ 1, one per
+    # lane; a ballot is int32 (numba-cuda's signature) and, like any_sync (a bool), the same in the whole
+    # warp, so branching on it never splits a warp; laneid (int32) ^ 1 (int64) is int64, cast to the int32 lane
+    assert dump(warp_leader, F32, F32) == textwrap.dedent(f"""\
+        kernel warp_leader(a: {A1}, grid, out: {A1}, grid)
+            i = {GRID1}  # int64, lane
+            v = a[i]  # float32, lane
+            first = shfl_sync(uint32(4294967295), v, int32(0))  # float32, warp
+            votes = ballot_sync(uint32(4294967295), float64(v) > 0.0)  # int32, warp
+            mine = shfl_sync(uint32(4294967295), v, int32(int64(laneid) ^ 1))  # float32, lane
+            if int64(votes) != 0:  # warp
+                out[i] = first + mine
+            if any_sync(uint32(4294967295), v > first):  # warp
+                out[i] = float32(float64(out[i]) + 1.0)
+        """)
+
+
+@cuda.jit
 def first_negative(a, out):
     i = cuda.grid(1)
     found = -1
@@ -419,7 +450,7 @@ def test_the_listing_gives_each_statement_its_source_line():
 
 
 ALL = [(map_add, (F32, F32)), (guarded_2d, (F32_2D, F32_2D)), (tiled_matmul, (F32_2D, F32_2D, F32_2D)),
-       (warp_sum, (F32, F32)), (first_negative, (F32_2D, I64)), (clamped, (I64, I64, 5)),
+       (warp_sum, (F32, F32)), (warp_leader, (F32, F32)), (first_negative, (F32_2D, I64)), (clamped, (I64, I64, 5)),
        (histogram, (I64, I32)), (by_block, (I64,)), (chains, (F32, F32, 5)), (int_types, (I32, np.zeros(4))),
        (block_sum, (F32, F32)), (printer, (F32,)), (merges, (F32, F32))]
 
@@ -527,3 +558,52 @@ def test_fused_products_round_once_in_the_kernel():
     run_clean(contractions, 1, 4, a, b, c, out, 3)
     assert out[0, 0] == np.float32(2**-24)      # fused: the exact product minus its rounding
     assert not np.float32(x * x) + c[0]           # unfused, the same sum is 0
+
+
+@cuda.jit
+def mixed_accumulator(a, b, out):
+    i = cuda.threadIdx.x
+    acc = 0.0
+    acc += a[i] * b[i]
+    acc += a[i] * 2.0
+    out[i] = acc
+
+
+def test_a_product_is_fused_only_into_a_sum_of_its_own_type():
+    # float32 * float32 is a float32 product; acc is float64: the conversion between them stops LLVM's
+    # contraction (read on an H200), so the product is rounded to float32 and then added. a[i] * 2.0 is a
+    # float64 product (a[i] converted first), so it fuses into the float64 sum.
+    assert dump(mixed_accumulator, F32, F32, np.zeros(4)) == textwrap.dedent(f"""\
+        kernel mixed_accumulator(a: {A1}, grid, b: {A1}, grid, out: array(float64, 1d, C, global), grid)
+            i = threadIdx.x  # int32, lane
+            acc = 0.0  # float64, lane
+            acc = acc + float64(a[int64(i)] * b[int64(i)])  # float64, lane
+            acc = fma(float64(a[int64(i)]), 2.0, acc)  # float64, lane
+            out[int64(i)] = acc
+        """)
+
+
+def test_a_device_array_captured_by_pointer_is_read_as_it_is_at_each_launch():
+    # numba-cuda freezes a NumPy global when it compiles the kernel but captures a device array by pointer
+    # (numba-cuda's doc example test_ex_globals_device_array_capture); the drop-in marks the latter
+    from gpusim.frontend.names import CapturedDeviceArray
+
+    frozen = np.array([1.0, 2.0])
+    behind = np.array([10.0, 20.0])
+    live = CapturedDeviceArray(behind)
+
+    @cuda.jit
+    def read_both(out):
+        out[0] = frozen[1]
+        out[1] = live[1]
+
+    out = np.zeros(2)
+    run_clean(read_both, 1, 1, out)
+    frozen[1], behind[1] = -2.0, -20.0
+    run_clean(read_both, 1, 1, out)
+    assert out.tolist() == [2.0, -20.0]
+    module = compile_module(read_both, signature(out))
+    arrays = [e for s in walk_stmts(module.entry.body) for top in children(s) for e in walk_exprs(top)
+              if isinstance(e, N.ConstArray)]
+    assert [(a.name, a.by_pointer, a.data is behind) for a in arrays] == [("frozen", False, False),
+                                                                         ("live", True, True)]

@@ -897,3 +897,21 @@ def test_float64_multiply_add_is_fused_like_the_gpu():
     got = fma64(x, y, z)
     exact = [float(Fraction(p) * Fraction(q) + Fraction(r)) for p, q, r in zip(x, y, z)]
     assert np.array_equal(got, exact)
+
+
+@cuda.jit
+def mad_mixed(a, b, out):
+    i = cuda.threadIdx.x
+    acc = 0.0                  # float64
+    acc += a[i] * b[i]         # a float32 product, then a float64 add: no single rounding
+    out[i] = acc
+
+
+def test_a_float32_product_added_to_a_float64_is_rounded_first():
+    # LLVM contracts fmul and fadd of one type only: the fpext between a float32 product and a float64 sum
+    # keeps them apart (on an H200, puzzle 14's float64 accumulator differed from a fused gpusim by 219 ulp).
+    # (1 + 2^-12)^2 = 1 + 2^-11 + 2^-24: float32 rounds the 2^-24 away (a tie, to even); a fused sum keeps it.
+    a = np.full(2, 1 + 2.0 ** -12, np.float32)
+    out = np.zeros(2)
+    run_clean(mad_mixed, 1, 2, a, a.copy(), out)
+    assert out.tolist() == [1 + 2.0 ** -11] * 2

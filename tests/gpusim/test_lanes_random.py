@@ -154,8 +154,12 @@ def folder(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("random_kernels")
 
 
+#: launch shapes: (blocks, threads per block)
+GEOMETRIES = [(1, 48), (3, 16), (2, 24), (48, 1), (1, 40)]
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
-@given(source=kernels(), geometry=st.sampled_from([(1, 48), (3, 16), (2, 24), (48, 1), (1, 40)]))
+@given(source=kernels(), geometry=st.sampled_from(GEOMETRIES))
 def test_random_kernels_match_python_run_thread_by_thread(folder, source, geometry):
     note(source)
     name = f"random_kernel_{next(_names)}"

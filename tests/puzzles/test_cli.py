@@ -40,7 +40,7 @@ def test_check_pass_and_fail(tiny, fake_engine, tmp_path, capsys):
     ok = str(write(tmp_path, "ok.py", FAKE_OK))
     code, out, _ = run(capsys, "check", "tiny-add", "--file", ok)
     assert code == 0 and "PASS ★★★" in out and "✓ n=4" in out
-    bad = write(tmp_path, "bad.py", "def add_one(out, a, n):\n    out[1:] = 0\n")
+    bad = write(tmp_path, "bad.py", "from numba import cuda\n\n\n@cuda.jit\ndef add_one(out, a, n):\n    out[1:] = 0\n")
     code, out, _ = run(capsys, "check", "901", "--file", str(bad))
     assert code == 1 and "FAIL" in out and "✗ n=4" in out
     assert "index [0]" in out and "no thread wrote it" in out

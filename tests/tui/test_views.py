@@ -122,7 +122,7 @@ def test_with_everything_recorded_every_view_draws():
     a = np.arange(40, dtype=np.float32)
     report = gpusim.launch(add_ten, 2, 32, (np.zeros_like(a), a))
     assert "block 0 thread 0" in drawn(ThreadMap, report)
-    assert "phase 0: from the kernel's start to the kernel's end" in drawn(PhaseView, report)
+    assert "phase 1 of 1: from the kernel's start to the kernel's end" in drawn(PhaseView, report)
     assert "out[i] = a[i] + 10" in drawn(CoalescingView, report)
     assert "does not use shared memory" in drawn(BankView, report)
     text = drawn(RooflineView, report)

@@ -13,16 +13,17 @@ from .report_view import ReportView, not_recorded
 
 
 def bank_strip(req: breakdown.BankRequest) -> Text:
-    """32 cells, one per bank: how many distinct words the request needs from it."""
+    """One cell per bank (32, as gpusim's bank model reports them): how many distinct words the request needs."""
+    banks = range(len(req.words_per_bank))
     out = Text("bank   ", style="dim")
-    for b in range(breakdown.BANKS):
+    for b in banks:
         out.append(f"{b:>3}", style="dim")
     out.append("\nwords  ", style="dim")
     for n in req.words_per_bank:
         style = "dim" if n == 0 else "black on #8ab17d" if n == 1 else "black on #e9c46a" if n == 2 else \
             "white on #d62828"
         out.append(f"{n if n else '·':>3}", style=style)
-    busiest = max(range(breakdown.BANKS), key=lambda b: req.words_per_bank[b])
+    busiest = max(banks, key=lambda b: req.words_per_bank[b])
     out.append("\n")
     if req.words_per_bank[busiest] > 1:
         lanes = ", ".join(str(x) for x in req.lanes_per_bank[busiest])

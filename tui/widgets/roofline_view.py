@@ -12,6 +12,7 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.reactive import var
 
+from ..realistic import REALISTIC_N, at_realistic_size, float64_note
 from .report_view import ReportView, not_recorded
 
 CHART_W = 56
@@ -145,6 +146,28 @@ class RooflineView(ReportView):
         out.append("Estimate     ", style="bold")
         out.append(f"~{_time(est.seconds)} = max(memory {_time(est.memory_seconds)}, compute "
                    f"{_time(est.compute_seconds)}) + {_time(est.overhead_seconds)} to launch\n")
+        f64 = float64_note(self.report)
+        if f64 is not None:
+            count, total = f64
+            out.append("\nfloat64  ", style="bold yellow")
+            out.append(f"{count:,} of the {total:,} FLOPs ran in float64, though no array is float64. A Python "
+                       "number in float32 arithmetic does that: `a[i] + 10` or `acc = 0.0` is float64 in numba, "
+                       "on the GPU as here. So the float64 roof is used for them")
+            f32 = spec.flops.get("float32", 0)
+            ratio = f32 / spec.flops["float64"] if spec.flops.get("float64") else 0
+            out.append(f" ({_si(spec.flops.get('float64', 0), 'FLOP/s')} on the {gpu}"
+                       + (f", 1/{ratio:.0f} of float32" if ratio >= 1.5 else "") + "). ")
+            out.append("numba.float32(10) and numba.float32(0) keep the work in float32.\n", style="italic")
+        scaled = at_realistic_size(self.report, gpu)
+        if scaled is not None:
+            big = scaled.estimate
+            out.append("\nAt n = 2^24  ", style="bold")
+            out.append(f"~{_time(big.seconds)}, {big.bound}-bound (memory {_time(big.memory_seconds)}, compute "
+                       f"{_time(big.compute_seconds)}, launch {_time(big.overhead_seconds)})\n")
+            out.append(f"             the counted bytes and FLOPs × {scaled.factor:,.0f}, from n = {scaled.n:,} "
+                       f"(the elements of {scaled.array}, the largest array) to {REALISTIC_N:,}: the same work "
+                       f"per element (a matmul's FLOPs grow faster, so there it is a lower bound). Nothing was "
+                       f"run at that size.\n", style="dim")
         if est.overhead_seconds > max(est.memory_seconds, est.compute_seconds):
             out.append("At puzzle sizes the launch itself costs more than the work: real kernels are "
                        "millions of elements.\n", style="dim")
