@@ -498,7 +498,9 @@ class ProgramGen(ExpressionGen):
         """Generate one statement; True when the rest of the block is dead."""
         if isinstance(s, N.Assign):
             v = self.expr(s.value, ctx)
-            self.assign_local(s.target, s.value.type, v, ctx, s.line, top)
+            # at a function's top level the lanes outside the mask have returned (or, in a device function,
+            # are not calling it): none reads the local again, so there is nothing to merge with
+            self.assign_local(s.target, s.value.type, v, ctx, s.line, top, fresh=top)
         elif isinstance(s, N.Store):
             val = self.value(s.value, ctx)
             ref = self.array_of(s.array, ctx)
