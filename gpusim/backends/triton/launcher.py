@@ -65,6 +65,29 @@ def use_mode(interpret: bool) -> None:
     if on != interpret:
         raise ModeConflict(f"triton was imported {'with' if on else 'without'} its interpreter in this process; "
                            f"{'interpreted' if interpret else 'compiled'} programs need a process of their own")
+    if interpret:
+        _comparisons_give_bools()
+
+
+def _comparisons_give_bools() -> None:
+    """Triton's interpreter (3.9) gives a comparison's result its operands' type (float32 data 1.0 for a float
+    comparison that holds), so broadcasting it and ``&`` with a mask then fail in NumPy; on the GPU a
+    comparison is an i1. Make the interpreter's comparisons give i1 bools, as their Triton type says."""
+    import triton.language as tl
+    from triton.runtime import interpreter as interp
+
+    cls = interp.InterpreterBuilder
+    if getattr(cls, "_gpusim_bool_comparisons", False):
+        return
+    for name in [n for n in vars(cls) if n.startswith(("create_icmp", "create_fcmp"))]:
+        old = getattr(cls, name)
+
+        def compare(self, lhs, rhs, _old=old):
+            h = _old(self, lhs, rhs)
+            return interp.TensorHandle(np.asarray(h.data).astype(np.bool_), tl.int1)
+
+        setattr(cls, name, compare)
+    cls._gpusim_bool_comparisons = True
 
 
 def load(program: Program, interpret: bool):

@@ -78,6 +78,12 @@ class Memory:
     def source_lane(self, g, f, off: Val) -> tuple[str, str]:
         """For the element ``off``: the lane that stores it through the map ``f``, and whether one does."""
         bx, by, bz = g.block_shape
+        if off.lit:                      # a constant element: its thread is known now
+            r = int(off.value) - f.c
+            tz, rest = (r // f.z, r % f.z) if bz > 1 else (0, r)
+            ty, tx = (rest // f.y, rest % f.y) if by > 1 else (0, rest)
+            ok = 0 <= r <= self.plane_span(g, f) and tx < bx and ty < by and tz < bz
+            return str(tx + bx * (ty + by * tz)), "True" if ok else "False"
         r = g.tmp("_e")
         g.emit(f"{r} = {off.code} - {f.c}" if f.c else f"{r} = {off.code}")
         ok = f"({r} >= 0) & ({r} <= {self.plane_span(g, f)})"
@@ -131,12 +137,14 @@ class Memory:
         code = f"tl.zeros([{g.P}], {store_t})" if off.vec else f"tl.full((), 0, {store_t})"
         for plane, tensor in ref.planes:
             src, ok = self.source_lane(g, plane, off)
+            if ok == "False":            # a constant element no thread stores through this plane
+                continue
             if off.vec:
                 got = f"tl.gather({tensor}, tl.where({ok}, {src}, 0), 0)"
             else:
                 got = g.pick(tensor, t if not t.is_bool else _INT8, f"(_lane == {src})", 0)
             name = g.tmp("_sv")
-            g.emit(f"{name} = tl.where({ok}, {got}, {code})")
+            g.emit(f"{name} = {got}" if ok == "True" else f"{name} = tl.where({ok}, {got}, {code})")
             code = name
         if t.is_bool:
             code = f"({code} != 0)"
