@@ -114,7 +114,8 @@ def graduate(opts: Options) -> Outcome:
         else:
             say(f"device: {device['label']}; {first.get('problem')}")
         try:
-            gpu = estimates.gpu_model(device["name"], (peaks or {}).get("copy_bandwidth"), (peaks or {}).get("roof"))
+            gpu = None if opts.interpret else estimates.gpu_model(device["name"], (peaks or {}).get("copy_bandwidth"),
+                                                                  (peaks or {}).get("roof"))
         except KeyError as e:
             gpu = None
             say(f"no simulator estimates: {e}")

@@ -28,14 +28,15 @@ class _Timeout(Exception):
     pass
 
 
-def check_interpreted(puzzle, path) -> str | None:
-    """None when every case of ``puzzle`` is right under the interpreter, else what went wrong."""
+def check_interpreted(puzzle, path, max_cases: int | None = None) -> str | None:
+    """None when every case of ``puzzle`` (or its first ``max_cases``) is right under the interpreter, else
+    what went wrong."""
     from ..compare import PuzzleBug, first_mismatch
     from ..multidevice import case_outputs
     from .triton_backend import TritonBackend
 
     runnable = TritonBackend(interpret=True).compile(puzzle, path)
-    for case in puzzle.make_cases():
+    for case in puzzle.make_cases()[:max_cases]:
         before = copy.deepcopy(dict(case.buffers))
         got = runnable.run(case)
         try:
@@ -48,7 +49,7 @@ def check_interpreted(puzzle, path) -> str | None:
     return None
 
 
-def check_compiled(puzzle, path) -> str | None:
+def check_compiled(puzzle, path, max_cases: int | None = None) -> str | None:
     """None when every program of every case of ``puzzle`` compiles for sm_90, else the first error."""
     from gpusim.backends.triton import launcher
 
@@ -56,7 +57,7 @@ def check_compiled(puzzle, path) -> str | None:
 
     runnable = TritonBackend(interpret=False).compile(puzzle, path)
     done = set()
-    for case in puzzle.make_cases():
+    for case in puzzle.make_cases()[:max_cases]:
         for step, program in runnable.programs(case):
             if program.source in done:
                 continue
@@ -74,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--interpret", action="store_true", help="run every case through Triton's interpreter")
     mode.add_argument("--aot", action="store_true", help="compile every program for sm_90 without a GPU")
     p.add_argument("puzzles", nargs="*", help="puzzle numbers or slugs (default: every puzzle)")
+    p.add_argument("--max-cases", type=int, metavar="N",
+                   help="only the first N cases of each puzzle (its worked examples come first)")
     args = p.parse_args(argv)
     if args.interpret:
         os.environ["TRITON_INTERPRET"] = "1"     # before anything imports triton
@@ -95,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.monotonic()
         try:
             with _limit(PER_PUZZLE_S):
-                problem = check(puzzle, workspace.reference_path(puzzle))
+                problem = check(puzzle, workspace.reference_path(puzzle), args.max_cases)
         except CompileFailed as e:
             problem = f"does not translate: {e}"
         except RunFailed as e:
@@ -111,6 +114,8 @@ def main(argv: list[str] | None = None) -> int:
             failures.append(f"{puzzle.number} {puzzle.slug}: {problem}")
             print(f"FAIL  {puzzle.number:>3} {puzzle.slug}: {problem[:400]}", flush=True)
     what = "under the interpreter" if args.interpret else "compiled for sm_90"
+    if args.max_cases:
+        what += f", the first {args.max_cases} case(s) of each"
     print(f"\nreferences {what}, {time.monotonic() - started:.0f} s:")
     print(f"{len(puzzles) - len(failures)} passed, {len(failures)} failed")
     return 1 if failures else 0

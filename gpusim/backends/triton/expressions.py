@@ -39,6 +39,19 @@ _SPECIAL_CODE = {"threadIdx.x": "_tx", "threadIdx.y": "_ty", "threadIdx.z": "_tz
                  "gridDim.z": "_gdz"}
 
 
+_FOLD = {"add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
+         "and": lambda x, y: x & y, "or": lambda x, y: x | y, "xor": lambda x, y: x ^ y}
+
+
+def _wrap(r: int, t: Scalar):
+    """The integer ``r`` in the type ``t``, wrapped as the GPU wraps it."""
+    bits = t.bits
+    r &= (1 << bits) - 1
+    if t.signed and r >= 1 << (bits - 1):
+        r -= 1 << bits
+    return r
+
+
 def literal(value, t: Scalar) -> Val:
     value = python_value(value)
     if t.is_bool:
@@ -160,11 +173,8 @@ class ExpressionGen:
             x, y = typed(a), typed(b)
             code = f"tl.div_rn({x}, {y})" if t.bits == 32 else f"({x} / {y})"   # float64 "/" is IEEE already
             return Val(code, t, vec=vec, pure=pure)
-        if a.lit and b.lit and t.is_int and op in ("add", "sub", "mul"):
-            x, y = int(a.value), int(b.value)
-            r = x + y if op == "add" else x - y if op == "sub" else x * y
-            return literal(convert(np.asarray(r, np.int64)[()] if -(1 << 63) <= r < (1 << 63) else
-                                   np.uint64(r % (1 << 64)), t.dtype), t)
+        if a.lit and b.lit and t.is_int and op in _FOLD:
+            return literal(_wrap(_FOLD[op](int(a.value), int(b.value)), t), t)
         aff = None
         if a.affine is not None and b.affine is not None:
             if op == "add":
@@ -179,14 +189,17 @@ class ExpressionGen:
 
     def floor_division(self, a: Val, b: Val, t: Scalar, op: str, e: N.Binary) -> Val:
         vec, pure = a.vec or b.vec, a.pure and b.pure
+        if a.lit and b.lit and t.is_int and int(b.value) != 0:     # Python's // and % are the IR's
+            x, y = int(a.value), int(b.value)
+            return literal(_wrap(x // y if op == "floordiv" else x % y, t), t)
         if t.is_float:
             fn = self.helper("floordiv_float" if op == "floordiv" else "mod_float")
             return Val(f"{fn}({typed(a)}, {typed(b)})", t, vec=vec, pure=pure)
         if b.lit and int(b.value) > 0 and (int(b.value) & (int(b.value) - 1)) == 0:
             k = int(b.value).bit_length() - 1          # a power of two: a shift and a mask are Python's floor
             if op == "floordiv":
-                return Val(f"({a.code} >> {k})" if k else a.code, t, vec=vec, pure=pure)
-            return Val(f"({a.code} & {int(b.value) - 1})", t, vec=vec, pure=pure)
+                return Val(f"({typed(a)} >> {k})" if k else typed(a), t, vec=vec, pure=pure)
+            return Val(f"({typed(a)} & {int(b.value) - 1})", t, vec=vec, pure=pure)
         if not t.signed:
             sym = "//" if op == "floordiv" else "%"
             return Val(f"({operand(a, b)} {sym} {operand(b, a)})", t, vec=vec, pure=pure)

@@ -153,6 +153,8 @@ def _assemble(module: N.Module, gen: ProgramGen, lines: list, block: tuple[int, 
             previous = src
         text.append(body)
         line_map[len(text)] = src
+    if not lines:                                 # a kernel that does nothing
+        text.append("    pass")
     source = "\n".join(text) + "\n"
     regs = [r.name for r in gen.shared.values() if r.kind == "reg"]
     scr = [r.name for r in gen.shared.values() if r.kind == "ptr"]
