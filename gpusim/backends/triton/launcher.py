@@ -61,7 +61,8 @@ def use_mode(interpret: bool) -> None:
             os.environ.pop("TRITON_INTERPRET", None)
     import triton
 
-    on = bool(triton.knobs.runtime.interpret)
+    knobs = getattr(triton, "knobs", None)          # triton >= 3.4; before it, the variable itself
+    on = bool(knobs.runtime.interpret) if knobs is not None else os.environ.get("TRITON_INTERPRET") == "1"
     if on != interpret:
         raise ModeConflict(f"triton was imported {'with' if on else 'without'} its interpreter in this process; "
                            f"{'interpreted' if interpret else 'compiled'} programs need a process of their own")
