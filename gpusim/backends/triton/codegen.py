@@ -9,7 +9,7 @@ The mapping (docs/triton.md tells it with an example):
   program; a WARP or LANE value is a ``[P]`` tensor.
 * **Masks.** The lanes executing a statement are a boolean tensor. A block-uniform ``if`` is a Python ``if``
   (``scf.if``); a per-lane ``if`` runs both branches under ``mask & cond`` / ``mask & ~cond``, assignments
-  merging with ``tl.where``. A per-lane loop runs while any lane is left in its mask (``_any``);
+  merging with ``tl.where``. A per-lane loop runs while any lane is left in its mask (a ``tl.max``);
   ``break``/``continue``/``return`` taken by some lanes remove them from the masks. Taken by the whole block
   they set a scalar flag, and what follows them runs under ``if ~flag:``.
 * **Variables.** Triton needs a variable defined before the control flow that assigns it, with one type and
@@ -43,6 +43,11 @@ _RESERVED = {"tl", "triton", "libdevice", "range", "min", "max", "int", "float",
 
 class NotTranslatable(UnsupportedConstruct):
     """A construct of the kernel that the Triton back end cannot express (the message names it and the line)."""
+
+
+def any_lane(mask: str) -> str:
+    """A scalar: some lane of ``mask`` is set (written out: a helper call costs the interpreter dearly)."""
+    return f"(tl.max({mask}.to(tl.int32), 0) > 0)"
 
 
 def _has_return(body: list[N.Stmt]) -> bool:
@@ -144,7 +149,7 @@ class Ctx:
         """A scalar: some lane of the mask is active."""
         if self.any_name is None:
             self.any_name = g.tmp("_some")
-            g.emit(f"{self.any_name} = {g.helper('any')}({self.m})")
+            g.emit(f"{self.any_name} = {any_lane(self.m)}")
         return self.any_name
 
 
@@ -726,7 +731,7 @@ class ProgramGen(ExpressionGen):
         if vector:
             lm = self.tmp("_lm")
             self.emit(f"{lm} = {ctx.m} & {cond(iv)}")
-            head = " & ".join([f"{self.helper('any')}({lm})"] + stops)
+            head = " & ".join([any_lane(lm)] + stops)
         else:
             lm = None
             head = " & ".join([cond(iv)] + stops)
@@ -788,7 +793,7 @@ class ProgramGen(ExpressionGen):
         cond_ctx = Ctx(lm, False, info, ctx.frame)
         c = self.value(s.cond, cond_ctx)
         self.emit(f"{lm} = {lm} & {self.vector(typed(c), c.vec)}")
-        self.emit(f"while {' & '.join([self.helper('any') + '(' + lm + ')'] + stops)}:")
+        self.emit(f"while {' & '.join([any_lane(lm)] + stops)}:")
         self.indent += 1
         self.fenced = False
         body_ctx = Ctx(lm, False, info, ctx.frame)

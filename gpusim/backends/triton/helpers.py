@@ -4,12 +4,6 @@ that a printed program is complete and runs on its own."""
 from __future__ import annotations
 
 HELPERS = {
-    "any": '''
-@triton.jit
-def _any(m):
-    """True when some lane of the mask ``m`` is set (a scalar)."""
-    return tl.max(m.to(tl.int32), 0) != 0
-''',
     "floordiv": '''
 @triton.jit
 def _floordiv(a, b):

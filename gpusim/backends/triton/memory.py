@@ -52,6 +52,18 @@ class Memory:
     def bounds(self, ref: ArrayRef, off: Val) -> str:
         return f"({off.code} >= 0) & ({off.code} < {ref.numel})"
 
+    @staticmethod
+    def address(ref: ArrayRef, off: Val) -> str:
+        return ref.base if off.lit and off.value == 0 else f"{ref.base} + {off.code}"
+
+    def mask(self, g, ref: ArrayRef, off: Val, ctx, scalar: bool) -> str:
+        """The mask of a pointer access: the active lanes (for a scalar access, "some lane is active", or
+        nothing when every lane is), and with ``guard`` the array's extent."""
+        conds = ([] if ctx.full else [ctx.any(g)]) if scalar else [ctx.m]
+        if self.guard:
+            conds.append(self.bounds(ref, off))
+        return " & ".join(conds)
+
     def fence(self, g) -> None:
         if not g.fenced:
             g.emit("tl.debug_barrier()")
@@ -109,19 +121,13 @@ class Memory:
             return self.load_register(g, ref, off, ctx)
         if ref.kind == "local":
             return self.load_local(g, ref, off)
-        addr = f"{ref.base} + {off.code}" if not (off.lit and off.value == 0) else ref.base
+        addr = self.address(ref, off)
         name = g.tmp("_ld")
         if not off.vec:
-            conds = [] if ctx.full else [ctx.any(g)]
-            if self.guard:
-                conds.append(self.bounds(ref, off))
-            mask = f", mask={' & '.join(conds)}, other=0" if conds else ""
-            g.emit(f"{name} = tl.load({addr}{mask})")
+            mask = self.mask(g, ref, off, ctx, scalar=True)
+            g.emit(f"{name} = tl.load({addr}{f', mask={mask}, other=0' if mask else ''})")
         else:
-            mask = ctx.m
-            if self.guard:
-                mask = f"{mask} & {self.bounds(ref, off)}"
-            g.emit(f"{name} = tl.load({addr}, mask={mask})")
+            g.emit(f"{name} = tl.load({addr}, mask={self.mask(g, ref, off, ctx, scalar=False)})")
         if ref.scratch:
             g.fenced = False
         code = name if not t.is_bool else f"({name} != 0)"
@@ -185,21 +191,15 @@ class Memory:
                 v = f"{v}[:, None]"
             g.emit(f"{ref.base} = tl.where({hit}, {v}, {ref.base})")
             return
-        addr = f"{ref.base} + {off.code}" if not (off.lit and off.value == 0) else ref.base
+        addr = self.address(ref, off)
         v = typed(val)
         if ref.scratch:
             self.fence(g)
         if not off.vec and not val.vec:
-            conds = [] if ctx.full else [ctx.any(g)]
-            if self.guard:
-                conds.append(self.bounds(ref, off))
-            mask = f", mask={' & '.join(conds)}" if conds else ""
-            g.emit(f"tl.store({addr}, {v}{mask})")
+            mask = self.mask(g, ref, off, ctx, scalar=True)
+            g.emit(f"tl.store({addr}, {v}{f', mask={mask}' if mask else ''})")
         else:
-            mask = ctx.m
-            if self.guard:
-                mask = f"{mask} & {self.bounds(ref, off)}"
-            g.emit(f"tl.store({g.vector(addr, off.vec)}, {v}, mask={mask})")
+            g.emit(f"tl.store({g.vector(addr, off.vec)}, {v}, mask={self.mask(g, ref, off, ctx, scalar=False)})")
         if ref.scratch:
             g.fenced = False
             self.fence(g)
@@ -215,9 +215,7 @@ class Memory:
             raise g.fail(e.line, f"cuda.atomic.{e.op} has no Triton translation (Triton has no atomic "
                                  f"{'wrapping increment' if e.op in ('inc', 'dec') else e.op})")
         addr = g.vector(f"{ref.base} + {off.code}", off.vec)
-        mask = ctx.m
-        if self.guard:
-            mask = f"{mask} & {self.bounds(ref, off)}"
+        mask = self.mask(g, ref, off, ctx, scalar=False)
         value = typed(val)
         if e.op == "sub":
             value = f"(-{value})" if t.signed else f"(0 - {value})"
