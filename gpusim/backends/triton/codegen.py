@@ -799,7 +799,8 @@ class ProgramGen(ExpressionGen):
         body_ctx = Ctx(lm, False, info, ctx.frame)
         self.body_start(info, inner)
         self.block(s.body, body_ctx)
-        self.emit(f"{lm} = {self.lane_update(lm, info, inner)}")
+        if self.lane_update(lm, info, inner) != lm:
+            self.emit(f"{lm} = {self.lane_update(lm, info, inner)}")
         cond_ctx = Ctx(lm, False, info, ctx.frame)
         c = self.value(s.cond, cond_ctx)
         self.emit(f"{lm} = {lm} & {self.vector(typed(c), c.vec)}")
