@@ -99,6 +99,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--yes", action="store_true", help="yes, show it (it is recorded in your progress)")
     p.set_defaults(handler=cmd_solution)
     _add_graduate(sub)
+    p = sub.add_parser("triton", help="print the Triton program a solution becomes (graduate mode's compiler)")
+    from .graduate.triton_show import add_arguments as triton_arguments
+
+    triton_arguments(p)
+    p.set_defaults(handler=cmd_triton)
     return parser
 
 
@@ -115,6 +120,12 @@ def cmd_graduate(args: argparse.Namespace) -> int:
     from .graduate.cli import run_command
 
     return run_command(args)
+
+
+def cmd_triton(args: argparse.Namespace) -> int:
+    from .graduate.triton_show import run
+
+    return run(args)
 
 
 def cmd_list(args: argparse.Namespace) -> int:

@@ -36,12 +36,10 @@ from ..model import Case, Puzzle
 #: back-end name -> "module:Class", or None for a back end that is not built yet
 BACKENDS: dict[str, str | None] = {
     "numba": "puzzles.graduate.numba_backend:NumbaBackend",
-    "triton": None,   # issue 8, items 3-4: the SIMT-to-Triton compiler (it reads gpusim's typed IR)
+    "triton": "puzzles.graduate.triton_backend:TritonBackend",
 }
 
-NOT_BUILT = {
-    "triton": "the Triton back end is not built yet (it compiles the typed kernel IR, which is in progress)",
-}
+NOT_BUILT: dict[str, str] = {}
 
 
 class CompileFailed(Exception):

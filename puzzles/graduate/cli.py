@@ -34,7 +34,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     which.add_argument("--reference", action="store_true", help="run the reference solutions")
     which.add_argument("--file", type=Path, help="run this file (one puzzle)")
     p.add_argument("--interpret", action="store_true",
-                   help="no GPU: run the Triton translation through TRITON_INTERPRET=1 on the CPU")
+                   help="no GPU: run the Triton translation through TRITON_INTERPRET=1 on the CPU (the Triton "
+                        "back end only; the cases are checked, nothing is timed)")
     p.add_argument("--ncu", action="store_true", help="also profile the launches with Nsight Compute and "
                    "print gpusim's metrics beside ncu's")
     p.add_argument("--size", type=_positive, default=None,
@@ -110,6 +111,10 @@ def _run(args: argparse.Namespace) -> int:
               f"{NOT_BUILT['triton']}", file=sys.stderr)
         return 1
     backends = built if args.backend == "all" else [args.backend]
+    if args.interpret:                 # the interpreter runs Triton programs; numba-cuda needs a GPU
+        backends = ["triton"]
+        if args.ncu or args.estimates_only:
+            raise Usage("--interpret runs on the CPU: it takes neither --ncu nor --estimates-only")
     items = _items(args)
     if args.estimates_only:
         return _estimates_only(args, items)
@@ -120,8 +125,8 @@ def _run(args: argparse.Namespace) -> int:
             print(f"{PROG}: {name}: {NOT_BUILT[name]}; running {', '.join(backends)}", file=sys.stderr)
     opts = Options(items=items, backends=backends, size=args.size, ncu=args.ncu, ncu_size=args.ncu_size,
                    out=args.out, cache=None if args.no_estimates else args.estimates,
-                   estimates=not args.no_estimates, estimate_budget_s=args.estimate_budget,
-                   estimate_jobs=args.jobs, task_timeout_s=args.timeout,
+                   estimates=not (args.no_estimates or args.interpret), estimate_budget_s=args.estimate_budget,
+                   estimate_jobs=args.jobs, task_timeout_s=args.timeout, interpret=args.interpret,
                    progress=lambda line: print(line, file=sys.stderr, flush=True))
     if args.ncu:
         from .ncu import ncu_path

@@ -64,6 +64,8 @@ class Options:
     ncu_timeout_s: float = 240.0
     progress: Any = None                       # a callable taking one line, or None
     worker_command: list[str] | None = None    # tests stand in for the GPU worker (worker.py's protocol)
+    interpret: bool = False                    # Triton's interpreter on the CPU instead of a GPU (no timing)
+    untimed: set[str] = field(default_factory=set)   # puzzles (slugs) whose cases run but which are not timed
 
 
 @dataclass
@@ -86,11 +88,15 @@ def graduate(opts: Options) -> Outcome:
     outputs_dir = scratch / "outputs"
     outputs_dir.mkdir()
     env = _child_env()
+    if opts.interpret:
+        env["TRITON_INTERPRET"] = "1"
     cache = estimates.EstimateCache(opts.cache)
     if cache.problem:
         say(cache.problem)
-    tasks = [{"slug": p.slug, "path": str(path), "backend": b} for p, path in opts.items for b in opts.backends]
-    worker = _Worker(tasks, opts.size, outputs_dir, env, scratch / "worker.log", opts.worker_command)
+    tasks = [{"slug": p.slug, "path": str(path), "backend": b, "timed": p.slug not in opts.untimed}
+             for p, path in opts.items for b in opts.backends]
+    worker = _Worker(tasks, opts.size, outputs_dir, env, scratch / "worker.log", opts.worker_command,
+                     opts.interpret)
     jobs: pool.Pool | None = None
     results: dict[tuple[str, str], dict] = {}
     device = peaks = None
@@ -108,7 +114,8 @@ def graduate(opts: Options) -> Outcome:
         else:
             say(f"device: {device['label']}; {first.get('problem')}")
         try:
-            gpu = estimates.gpu_model(device["name"], (peaks or {}).get("copy_bandwidth"), (peaks or {}).get("roof"))
+            gpu = None if opts.interpret else estimates.gpu_model(device["name"], (peaks or {}).get("copy_bandwidth"),
+                                                                  (peaks or {}).get("roof"))
         except KeyError as e:
             gpu = None
             say(f"no simulator estimates: {e}")
@@ -367,7 +374,8 @@ def render_text(out: Outcome, opts: Options) -> str:
             parts.append(f"\n{title}:")
             parts += [f"  {ln}" for ln in lines]
     n_ok = sum(r.correct for r in out.rows)
-    parts.append(f"\n{n_ok} of {len(out.rows)} correct on the GPU.")
+    where = "under Triton's interpreter" if opts.interpret else "on the GPU"
+    parts.append(f"\n{n_ok} of {len(out.rows)} correct {where}.")
     return "\n".join(parts)
 
 
@@ -475,18 +483,19 @@ class _Worker:
     """The GPU worker process, restarted after a crash or a hang with the tasks that are left."""
 
     def __init__(self, tasks: list[dict], size: int, outputs_dir: Path, env: dict, log: Path,
-                 command: list[str] | None = None):
+                 command: list[str] | None = None, interpret: bool = False):
         self.command = command or [sys.executable, "-m", "puzzles.graduate.worker"]
         self.left = list(tasks)
         self.size, self.outputs_dir, self.env, self.log = size, outputs_dir, env, log
         self.measure_device = True
+        self.interpret = interpret
         self.proc: subprocess.Popen | None = None
         self.lines: queue.Queue = queue.Queue()
         self._start()
 
     def _start(self) -> None:
         job = {"tasks": self.left, "size": self.size, "outputs_dir": str(self.outputs_dir),
-               "measure_device": self.measure_device}
+               "measure_device": self.measure_device, "interpret": self.interpret}
         self.measure_device = False
         logf = open(self.log, "ab")
         self.proc = subprocess.Popen(self.command, cwd=ROOT, env=self.env,

@@ -179,7 +179,10 @@ def fmt_bytes_per_s(b: float) -> str:
 def header(device: dict | None, peaks: dict | None, size: int) -> list[str]:
     if not device:
         return []
-    lines = [f"graduate mode on {device.get('label', device.get('name'))}, numba-cuda {device.get('numba_cuda')}"]
+    lines = [f"graduate mode on {device.get('label', device.get('name'))}" +
+             (f", numba-cuda {device['numba_cuda']}" if device.get("numba_cuda") else "")]
+    if not peaks and device.get("name") == "Triton interpreter":
+        return lines + ["the puzzles' own cases only, checked against the spec; nothing is timed"]
     if peaks:
         by = ", ".join(f"{fmt_bytes_per_s(v)} at {int(k) >> 20} MiB" for k, v in peaks["copy_by_size"].items())
         lines.append(f"copy bandwidth (device to device, measured in this run): {by}; peak "

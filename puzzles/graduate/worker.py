@@ -1,7 +1,7 @@
 """The GPU worker: runs solution files on the GPU, one puzzle after another, in a process of its own.
 
 ``python3 -m puzzles.graduate.worker`` reads a job (JSON: ``tasks`` = [{slug, path, backend}], ``size``,
-``outputs_dir``, ``measure_device``) on stdin and writes one JSON message per line on
+``outputs_dir``, ``measure_device``, ``interpret``) on stdin and writes one JSON message per line on
 its standard output; whatever the solution files print goes to standard error instead. Messages::
 
     {"type": "device", "device": {...}, "peaks": {...}}     first, when there is a GPU (measured now)
@@ -9,6 +9,10 @@ its standard output; whatever the solution files print goes to standard error in
     {"type": "start", "slug": ..., "backend": ...}            before each puzzle and back end
     {"type": "result", "slug": ..., "backend": ..., "result": {...}}
     {"type": "done"}
+
+With ``interpret`` (``--interpret``: Triton's interpreter, ``TRITON_INTERPRET=1``) there is no GPU: the first
+message names the interpreter, and only the puzzles' own cases run (nothing is timed). A task with
+``"timed": false`` also stops after its cases.
 
 After a fault that loses the GPU context the result carries ``"fatal": true`` and the worker exits; the
 parent (``puzzles.graduate.run``) starts a new worker for the puzzles that are left, so one broken kernel
@@ -45,11 +49,13 @@ def main() -> int:
 
     from .cuda_module import why_no_gpu
 
-    reason = why_no_gpu()
-    if reason is not None:
+    if job.get("interpret"):            # Triton's interpreter (TRITON_INTERPRET=1 in this process): no GPU
+        send({"type": "device", "device": {"name": "Triton interpreter", "label": INTERPRETER}, "peaks": None,
+              "problem": "no GPU: correctness only"})
+    elif (reason := why_no_gpu()) is not None:
         send({"type": "no_gpu", "reason": reason})
         return 0
-    if job.get("measure_device", True):
+    elif job.get("measure_device", True):
         from .device import measure_peaks, probe
 
         info = probe()
@@ -64,7 +70,8 @@ def main() -> int:
         puzzle = registry.get(task["slug"])
         send({"type": "start", "slug": puzzle.slug, "backend": task["backend"]})
         try:
-            result = run_one(puzzle, Path(task["path"]), task["backend"], job["size"], Path(job["outputs_dir"]))
+            result = run_one(puzzle, Path(task["path"]), task["backend"], job["size"], Path(job["outputs_dir"]),
+                             timed=task.get("timed", True) and not job.get("interpret"))
         except Exception as e:   # a bug of graduate mode itself: report it on this row, keep going
             result = {"error": {"kind": "internal", "message": f"{type(e).__name__}: {e}",
                                 "traceback": traceback.format_exc(limit=8)}}
@@ -75,7 +82,7 @@ def main() -> int:
     return 0
 
 
-def run_one(puzzle, path: Path, backend_name: str, size: int, outputs_dir: Path) -> dict:
+def run_one(puzzle, path: Path, backend_name: str, size: int, outputs_dir: Path, timed: bool = True) -> dict:
     import numpy as np
 
     from ..compare import PuzzleBug, first_mismatch
@@ -85,6 +92,9 @@ def run_one(puzzle, path: Path, backend_name: str, size: int, outputs_dir: Path)
     from .workload import compulsory_traffic
 
     backend = get_backend(backend_name)
+    why = backend.unavailable()
+    if why is not None:
+        return {"error": {"kind": "unavailable", "message": why}}
     try:
         runnable = backend.compile(puzzle, path)
     except CompileFailed as e:
@@ -107,6 +117,10 @@ def run_one(puzzle, path: Path, backend_name: str, size: int, outputs_dir: Path)
                 result["cases"]["passed"] += 1
             elif result["cases"]["failure"] is None:
                 result["cases"]["failure"] = {"case": case.name, "kind": "mismatch", "message": mismatch.message}
+        if not timed:
+            result["bench"] = {"error": "not timed (the interpreter runs on the CPU)" if backend_name == "triton"
+                               and os.environ.get("TRITON_INTERPRET") == "1" else "not timed in this run"}
+            return result
         case, label = bench_case(puzzle, size)
         if case is None:
             result["bench"] = {"error": label}
@@ -126,6 +140,9 @@ def run_one(puzzle, path: Path, backend_name: str, size: int, outputs_dir: Path)
         result["error"] = {"kind": "fault" if e.fatal else "launch", "message": str(e)}
         result["fatal"] = e.fatal
     return result
+
+
+INTERPRETER = "Triton's interpreter on the CPU (TRITON_INTERPRET=1)"
 
 
 def _device_dict(info) -> dict:

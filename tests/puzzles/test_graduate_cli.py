@@ -47,12 +47,12 @@ def test_the_simulator_jobs_run_with_textual_platformdirs_torch_and_triton_unimp
     assert "blocks at 2^12: 3.0" in proc.stdout and cache.is_file()
 
 
-def test_the_triton_back_end_and_interpret_say_plainly_they_are_not_built(capsys):
-    assert cli.main(["graduate", "6", "--reference", "--backend", "triton"]) == 1
-    err = capsys.readouterr().err
-    assert "Triton back end is not built yet" in err and "--backend numba" in err
-    assert cli.main(["graduate", "6", "--reference", "--interpret"]) == 1
-    assert "Triton back end is not built yet" in capsys.readouterr().err
+def test_interpret_without_torch_and_triton_says_so_on_the_row(tmp_path):
+    proc = _run(["-m", "puzzles.graduate", "6", "--reference", "--interpret"], tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    row = next(ln for ln in proc.stdout.splitlines() if ln.split()[:3] == ["6", "blocks", "triton"])
+    assert "FAIL" in row
+    assert "torch and triton are not installed" in proc.stdout and "Triton's interpreter" in proc.stdout
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -44,6 +44,7 @@ On a narrow terminal one pane is shown at a time: the pane keys switch, and typi
 | f6 | the task (the puzzle's page) |
 | f7 | the results of the last check |
 | f8 | the console: what your kernels print() |
+| ctrl+t | your kernel as a Triton program (one per CUDA block), run on the GPU or Triton's interpreter |
 | ctrl+f | put the cursor on the line of the next fault |
 | f2 | reveal the next hint |
 | f3 | show the reference solution (asks first; noted in your progress) |

@@ -33,6 +33,7 @@ from ..widgets.console_view import ConsoleView
 from ..widgets.editor import SolutionEditor
 from ..widgets.puzzle_page import PageScroll, PuzzlePage
 from ..widgets.results import ResultsView, fault_line
+from ..widgets.triton_view import TritonView, triton_tab
 from .confirm import Confirm
 
 WIDE = 110
@@ -43,7 +44,7 @@ AUTOSAVE_MAX = 2.0
 """While typing goes on, the text is written at least this often (seconds)."""
 DISK_POLL = 1.0
 """Seconds between looks at the file for changes made outside the app."""
-SIDE_TABS = (("task", "Task"), ("results", "Results"), ("console", "Console"))
+SIDE_TABS = (("task", "Task"), ("results", "Results"), ("console", "Console"), ("triton", "Triton"))
 """The side pane's tabs, in order: (name, label). A new view of the puzzle is one more entry here."""
 
 
@@ -59,6 +60,7 @@ class WorkspaceScreen(Screen):
         Binding("f6", "pane('task')", "Task", priority=True),
         Binding("f7", "pane('results')", "Results", priority=True),
         Binding("f8", "pane('console')", "Console", priority=True),
+        Binding("ctrl+t", "triton", "Triton", priority=True, show=False),
         Binding("escape", "back", "Back", priority=True),
         Binding("ctrl+c", "cancel_check", "Stop the check", priority=True, show=False),
         Binding("ctrl+s", "save", "Save", priority=True, show=False),
@@ -110,6 +112,8 @@ class WorkspaceScreen(Screen):
         elif name == "console":
             with VerticalScroll(id="console-scroll", classes="side-scroll"):
                 yield ConsoleView(id="console")
+        elif name == "triton":
+            yield from triton_tab()
 
     @property
     def editor(self) -> SolutionEditor:
@@ -275,6 +279,11 @@ class WorkspaceScreen(Screen):
 
     def on_screen_resume(self) -> None:
         self._watch_disk()
+
+    def action_triton(self) -> None:
+        """The editor's kernel as a Triton program, and its run (tui/widgets/triton_view.py)."""
+        self.show_side("triton", focus=False)
+        self.query_one(TritonView).start(self.puzzle, self.editor.text, self.path)
 
     def action_save(self) -> None:
         self.save()
