@@ -154,3 +154,26 @@ def test_shared_atomics_pass_once_per_lane_on_the_busiest_address():
     assert got["shared_atomic_passes"] == 2 * 16
     # the merge: bin t gets one atomic from thread t, so no address gets more than one
     assert got["atomic_max_per_address"] == 1
+
+
+@cuda.jit
+def stride_hist(values, hist, n):
+    sh = cuda.shared.array(4, numba.int32)
+    t = cuda.threadIdx.x
+    if t < 4:
+        sh[t] = 0
+    cuda.syncthreads()
+    i = cuda.grid(1)
+    while i < n:
+        cuda.atomic.add(sh, values[i], 1)     # the atomic needs the load; the next load waits behind it
+        i += cuda.gridsize(1)
+    cuda.syncthreads()
+    if t < 4:
+        cuda.atomic.add(hist, t, sh[t])
+
+
+def test_an_atomic_keeps_the_next_load_behind_it():
+    n = 64 * 12
+    values = (np.arange(n) % 4).astype(np.int32)
+    got = rounds(stride_hist, 1, 64, (values, np.zeros(4, np.int32), n))
+    assert got["rounds_dram_max"] == 12 and got["rounds_dram_sum"] == 12
