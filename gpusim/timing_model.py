@@ -151,9 +151,9 @@ H200 = Machine(
     sms=132, clock_hz=H200_CLOCK, max_threads_per_sm=2048, max_blocks_per_sm=32,
     shared_per_sm=228 * 1024, shared_reserved_per_block=1024,
     dram_bandwidth=4.26e12, l2_bandwidth=7.0e12,
-    dram_latency_s=0.36e-6, l2_latency_s=cycles(270, H200_CLOCK), shared_latency_s=cycles(30, H200_CLOCK),
-    barrier_s=0.11e-6, fp_latency_s=cycles(4, H200_CLOCK),
-    block_rate=1.4e9, launch_s=3.0e-6, atomic_rate=H200_CLOCK, fp_efficiency=32.9 / 66.9,
+    dram_latency_s=0.38e-6, l2_latency_s=cycles(270, H200_CLOCK), shared_latency_s=cycles(30, H200_CLOCK),
+    barrier_s=0.10e-6, fp_latency_s=cycles(4, H200_CLOCK),
+    block_rate=1.4e9, launch_s=2.9e-6, atomic_rate=H200_CLOCK, fp_efficiency=32.9 / 66.9,
     note="measured and fitted on an H200 (docs/graduate.md)")
 
 

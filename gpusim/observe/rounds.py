@@ -6,10 +6,11 @@ them. So a warp's life is a chain of *rounds*: a group of loads, then the wait f
 (``gpusim.timing_model``) multiplies these rounds by latencies; this observer counts them from the order of
 the events the engine reports (program order within a chunk of blocks):
 
-* a **global round** opens at a global load by a warp that has, since its previous load, stored to global
-  memory, done an atomic (in either space: the compiler keeps memory operations in order around atomics) or
-  passed a barrier: the compiler does not move a load above those, so the warp's earlier loads are waited
-  for first. Other loads share the open
+* a **global round** opens at a global load by a warp that has, since its previous load, stored (to global
+  or shared memory), done an atomic or passed a barrier: a store of a loaded value waits for it, and the
+  compiler does not move the next load above a store that may touch the same memory (nor, on the H200's
+  evidence, above a shared-memory store in a loop: a tile loaded through shared memory waits once per row),
+  so the warp's earlier loads are waited for first. Other loads share the open
   round — the compiler schedules independent loads first and arithmetic after them — but one source line's
   load joins an open round at most ``UNROLL`` times: a loop waits each time its body comes round again, and
   LLVM unrolls a small loop by 4 (a loop of 4 known trips whole), so a reduction loop of 16 trips waits 4
@@ -17,7 +18,8 @@ the events the engine reports (program order within a chunk of blocks):
   launch touched (lanes running together count as one: gpusim's chunk of blocks, like a wave on the GPU,
   asks at once), else an **L2 round** (the data is on chip). A global atomic whose value is used (``atom``)
   is an L2 round of its own;
-* a **shared round** opens the same way at a shared-memory load, behind shared stores, atomics and barriers;
+* a **shared round** opens the same way at a shared-memory load, behind shared stores, atomics and barriers
+  (not global stores: they cannot touch shared memory);
 * **barriers**: ``syncthreads`` passed, per block.
 
 The counts are kept per warp (global warp id) and per block; ``finish`` reduces them to, per block, its
@@ -93,9 +95,9 @@ class RoundsObserver(Observer):
                 self.shared[warps[new]] += 1
                 self.last_sload[warps] = self.now
             else:
-                self.last_use["shared"][warps] = self.now
+                for last in self.last_use.values():
+                    last[warps] = self.now
                 if kind in ("atom", "red"):
-                    self.last_use["global"][warps] = self.now
                     self.shared_atomic_passes += _serial_passes(req, ev.flat)
             return
         a = ev.array

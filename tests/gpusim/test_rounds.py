@@ -60,6 +60,16 @@ def row_max(x, out):
 
 
 @cuda.jit
+def tile_rows(a, out):
+    tile = cuda.shared.array((4, 32), numba.float32)
+    t = cuda.threadIdx.x
+    for y in range(4):
+        tile[y, t] = a[y * 32 + t]           # the shared store waits for the load before the next row's load
+    cuda.syncthreads()
+    out[t] = tile[0, t] + tile[3, t]
+
+
+@cuda.jit
 def tree(a, out):
     s = cuda.shared.array(128, numba.float32)
     t = cuda.threadIdx.x
@@ -126,6 +136,13 @@ def test_a_loop_with_no_visible_use_waits_once_per_unrolled_body():
     # 10 loads of one line with only compares between: the unrolled body holds 4 -> rounds of 4, 4 and 2
     assert UNROLL == 4
     assert got["rounds_dram_max"] == 3 and got["rounds_dram_sum"] == 2 * 3
+
+
+def test_a_tile_loaded_through_shared_memory_waits_once_per_row():
+    got = rounds(tile_rows, 1, 32, (np.ones(128, F32), np.zeros(32, F32)))
+    assert got["rounds_dram_max"] == 4
+    # after the barrier: tile[0, t] and tile[3, t] are loaded together
+    assert got["rounds_shared_max"] == 1
 
 
 def test_a_tree_reduction_counts_its_barriers_and_shared_rounds():
