@@ -17,9 +17,9 @@ the latency rounds of ``gpusim.observe.rounds``) and the launch geometry::
   together, then the wait for the first use; ``gpusim.observe.rounds``): DRAM rounds ``dram_latency_s``, L2
   rounds ``l2_latency_s``, shared-memory rounds ``shared_latency_s``, each barrier ``barrier_s``, and each
   floating-point instruction of a thread ``fp_latency_s`` (as if they formed one dependent chain; a special
-  function as the FMAs it stands for, below). A block lives as long as its
-  slowest warp; the SMs hold ``resident`` blocks at a time (occupancy: threads, blocks and shared memory per
-  SM, ``Machine``), so the blocks run in ``waves = ceil(blocks / (SMs × resident))`` and the chain costs
+  function as the FMAs it stands for, below). A block lives as long as its slowest warp; the SMs hold
+  ``resident`` blocks at a time (occupancy: threads, blocks and shared memory per SM, ``Machine``), so the
+  blocks run in ``waves = ceil(blocks / (SMs × resident))`` and the chain costs
   ``waves × mean block chain`` (never less than the longest block's chain: the tail). Equivalently: the bytes
   in flight are what the resident warps have asked for, and bandwidth = bytes in flight ÷ latency.
   Why ``latency + max(dram, l2)`` and not the max of the two: with a queue in front of DRAM the wait of a
@@ -51,9 +51,9 @@ Parameters of the H200 (``H200``) and where each number comes from:
 * ``shared_latency_s`` 30 cycles, ``fp_latency_s`` 4 cycles (a dependent FFMA), ``l2_latency_s`` 270
   cycles: the order of magnitude published microbenchmarks of Volta to Hopper report (not fitted; they are
   second-order terms here).
-* ``atomic_rate``: one operation per clock on one address (NVIDIA's Kepler whitepaper gave "one operation
-  per clock" for atomics to a common address; later GPUs kept it). Not fitted: no puzzle at scale hammers one
-  address on the GPU data.
+* ``atomic_rate``: one operation per clock on one address (NVIDIA's Kepler whitepaper gave one operation
+  per clock for atomics to a common address; assumed for the H200, not measured there: no puzzle at scale
+  hammers one address).
 * ``fp_efficiency`` 0.49: float32 FMA chains measured 32.9 TFLOP/s on this H200 against the SMs' roof of
   66.9 (graduate mode's peaks line).
 * ``special_flops_fp32`` 16: the SFU returns 16 results per clock per SM against 128 FMAs (CUDA C++
@@ -62,13 +62,17 @@ Parameters of the H200 (``H200``) and where each number comes from:
   with a polynomial of about 20 double-precision FMAs. (A ``math.exp`` of a float64 — ``acc = 0.0``
   makes one — is the usual way a puzzle kernel becomes compute-bound.)
 * Fitted to graduate mode's H200 run of the reference solutions at 2^24 (2026-12-01), on the *fit* set
-  only, never per puzzle (``benchmarks/gpu/estimate_fit.py`` prints the held-out set separately):
-  ``launch_s`` (back-to-back tiny launches read 2.3-3 µs each), ``dram_latency_s``, ``l2_bandwidth``,
-  ``block_rate`` and ``barrier_s``. The values and their fit are in docs/graduate.md.
+  only (puzzles whose number is not a multiple of 3), never per puzzle; ``benchmarks/gpu/estimate_fit.py``
+  prints the held-out set separately and ``--fit`` redoes the fit: ``launch_s`` 2.9 µs (back-to-back tiny
+  launches read 2.3-3.4 µs each), ``dram_latency_s`` 380 ns (750 cycles: an idle HBM round trip as a warp
+  sees it), ``l2_bandwidth`` 7.0 TB/s, ``block_rate`` 1.4 G blocks/s (one block per 94 ns per SM; 2^21
+  blocks of 8 threads read 1.27 ms) and ``barrier_s`` 100 ns. docs/graduate.md has the fit and the
+  meas/est of every puzzle.
 
 Other GPUs (H100 SXM, A100, RTX 4090, T4) get machines *derived* from the H200's: their own SM counts,
-clocks, occupancy limits and datasheet bandwidth × the H200's copy / datasheet ratio; latencies in
-nanoseconds kept, L2 bandwidth and block rate scaled by SMs × clock. Not measured.
+clocks, occupancy limits and datasheet bandwidth × the H200's copy / datasheet ratio; the DRAM latency kept
+in nanoseconds, the other latencies in cycles, L2 bandwidth and block rate scaled by SMs × clock. Not
+measured.
 
 Without the launch geometry or the rounds (a report made before they were counted, or scaled counts) the
 model falls back to ``launch + max(dram, compute)``.
