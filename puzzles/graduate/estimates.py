@@ -10,7 +10,10 @@ a cache file.
 
 A cache entry is valid for exactly what determines it: the puzzle's module (its cases and ``bench``), the
 solution file, the size, the GPU model, gpusim's own source (all of it: any change to the engine may
-change what it counts) and NumPy's version (the random inputs). Its key is a SHA-256 of those.
+change what it counts), the time model's version and machine parameters (``gpusim.timing_model.fingerprint``:
+a refitted parameter makes every cached estimate stale) and NumPy's version (the random inputs). Its key is a
+SHA-256 of those. Each step also keeps its ``Workload`` (what the time model reads), so a later model can be
+checked against old measurements without running gpusim again (``benchmarks/gpu/estimate_fit.py``).
 """
 
 from __future__ import annotations
@@ -61,13 +64,17 @@ def gpu_model(device_name: str, measured_bandwidth: float | None = None, roof: d
 
 
 def gpu_to_dict(gpu) -> dict:
-    return {"name": gpu.name, "bandwidth": gpu.bandwidth, "flops": dict(gpu.flops), "source": gpu.source}
+    machine = asdict(gpu.machine) if getattr(gpu, "machine", None) is not None else None
+    return {"name": gpu.name, "bandwidth": gpu.bandwidth, "flops": dict(gpu.flops), "source": gpu.source,
+            "machine": machine}
 
 
 def gpu_from_dict(d: dict):
     from gpusim.roofline import GPU
+    from gpusim.timing_model import Machine
 
-    return GPU(d["name"], d["bandwidth"], dict(d["flops"]), d.get("source", ""))
+    machine = Machine(**d["machine"]) if d.get("machine") else None
+    return GPU(d["name"], d["bandwidth"], dict(d["flops"]), d.get("source", ""), machine)
 
 
 def simulate(puzzle: Puzzle, path: Path, size: int | None, gpu) -> dict:
@@ -75,6 +82,7 @@ def simulate(puzzle: Puzzle, path: Path, size: int | None, gpu) -> dict:
     import gpusim
     from gpusim.observe.flops import flop_total
     from gpusim.observe.metrics import METRIC_KEYS
+    from gpusim.workload import Workload
 
     from ..loader import load_solution
 
@@ -94,6 +102,7 @@ def simulate(puzzle: Puzzle, path: Path, size: int | None, gpu) -> dict:
             "kernel": step.kernel, "grid": _dims(step.grid), "block": _dims(step.block),
             "metrics": {k: report.metrics.get(k, 0) for k in METRIC_KEYS},
             "flops": flop_total(report.flops or {}),
+            "workload": Workload.of(report).to_dict(),
             "estimate": asdict(est),
         })
     totals = {
@@ -118,10 +127,14 @@ def _dims(d) -> list[int]:
 def cache_key(puzzle: Puzzle, path: Path, size: int | None, gpu_name: str) -> str:
     import numpy as np
 
+    from gpusim.roofline import GPUS
+    from gpusim.timing_model import fingerprint
+
     parts = {
         "schema": SCHEMA, "puzzle": puzzle.slug, "size": size if puzzle.bench is not None else "max",
         "puzzle_module": _sha(_module_file(puzzle)), "solution": _sha(Path(path)), "gpu": gpu_name,
         "gpusim": gpusim_fingerprint(), "numpy": np.__version__,
+        "time_model": fingerprint({name: g.machine for name, g in GPUS.items()}),
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 

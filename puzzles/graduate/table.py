@@ -10,9 +10,9 @@ A ``Row`` is one puzzle on one back end. Its numbers and where they come from:
   launch / time.
 * **% of peak**: for a memory-bound launch (gpusim's roofline says which), GB/s over the device's copy
   bandwidth measured in the same run; for a compute-bound one, FLOP/s over the FLOP/s roof for its dtypes.
-* **sim estimate**: gpusim's ``report.estimate`` for the same launch, summed over its steps; **meas/est**:
-  time / estimate (the estimate is a roofline: > 1 is expected, about 1.2-1.5 for a kernel at the copy
-  bandwidth, since the datasheet bandwidth is above what a copy reaches).
+* **sim estimate**: gpusim's ``report.estimate`` for the same launch, summed over its steps (its time model,
+  ``gpusim.timing_model``: latency, DRAM, L2, block starts, shared memory, atomics, FLOPs); **meas/est**:
+  time / estimate, about 1 when the model is right (docs/graduate.md shows how close it is, puzzle by puzzle).
 """
 
 from __future__ import annotations

@@ -52,6 +52,30 @@ def test_the_cache_key_follows_the_solution_the_size_and_the_gpu(tmp_path):
         estimates.cache_key(fixed, workspace.reference_path(fixed), 1 << 26, "H200")
 
 
+def test_the_cache_key_changes_when_the_time_model_does(monkeypatch):
+    from dataclasses import replace
+
+    from gpusim.roofline import GPUS
+
+    p = registry.get("blocks")
+    ref = workspace.reference_path(p)
+    key = estimates.cache_key(p, ref, 1 << 20, "H200")
+    h200 = GPUS["H200"]
+    monkeypatch.setitem(GPUS, "H200", replace(h200, machine=replace(h200.machine, dram_latency_s=1e-6)))
+    assert estimates.cache_key(p, ref, 1 << 20, "H200") != key      # a refitted parameter: stale estimates
+    monkeypatch.setattr("gpusim.timing_model.MODEL_VERSION", "another")
+    monkeypatch.setitem(GPUS, "H200", h200)
+    assert estimates.cache_key(p, ref, 1 << 20, "H200") != key      # a new model version: the same
+
+
+def test_a_gpu_and_its_machine_survive_the_trip_to_a_worker_process():
+    gpu = estimates.gpu_model("NVIDIA H200")
+    again = estimates.gpu_from_dict(estimates.gpu_to_dict(gpu))
+    assert again == gpu and again.machine == gpu.machine
+    plain = estimates.gpu_model("NVIDIA L40S", 0.8e12, {"float32": 91e12})
+    assert estimates.gpu_from_dict(estimates.gpu_to_dict(plain)).machine is None
+
+
 def test_the_cache_survives_a_round_trip_and_a_corrupt_file(tmp_path):
     path = tmp_path / "estimates.json"
     cache = estimates.EstimateCache(path)

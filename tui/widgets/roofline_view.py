@@ -154,6 +154,11 @@ class RooflineView(ReportView):
         out.append("Estimate     ", style="bold")
         out.append(f"~{_time(est.seconds)} = max(memory {_time(est.memory_seconds)}, compute "
                    f"{_time(est.compute_seconds)}) + {_time(est.overhead_seconds)} to launch\n")
+        terms = [(k, v) for k, v in getattr(est, "parts", {}).items() if k != "launch" and v > 0]
+        if terms:
+            out.append("Limited by   ", style="bold")
+            out.append(f"{est.limit}", style="bold")
+            out.append(" (" + ", ".join(f"{k} {_time(v)}" for k, v in terms) + ")\n", style="dim")
         scaled = self.memo("target", lambda: target_size(self.puzzle)) if self.puzzle is not None else None
         scaled = at_scale(self.report, gpu, target=scaled) if scaled is not None else None
         f64 = float64_work(self.report)
