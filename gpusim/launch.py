@@ -222,7 +222,7 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
                  int(max_output_lines))
     global_infos = [h.info for h in handles.values()]
     for o in obs:
-        o.start(info, global_infos)
+        o.start(info, list(global_infos))   # each its own list: what one observer does to it is its own
     nblocks = info.num_blocks
     fixed, per_lane = comp.entry_work
     need = -(-nblocks // per_chunk) * fixed + per_lane * info.num_threads
