@@ -125,11 +125,17 @@ class Runtime(MemoryAccess, Synchronisation, Output):
                 v.flags.writeable = False  # shared by every chunk of this size: nothing may change them
             self._geometry = {nb: geom}
         self.__dict__.update(geom)
-        gx, gy, _ = self.info.grid
+        gx, gy, gz = self.info.grid
         blk = b0 + self.lane_block
         i32 = np.int32
-        self.bx, self.by, self.bz = ((blk % gx).astype(i32), ((blk // gx) % gy).astype(i32),
-                                     (blk // (gx * gy)).astype(i32))
+        # blockIdx per lane; a grid of one row (or one plane) needs no division for it
+        zero = geom.get("block_index_zero")
+        if zero is None and (gy == 1 or gz == 1):
+            zero = geom["block_index_zero"] = np.zeros(N, i32)
+            zero.flags.writeable = False
+        self.bx = blk.astype(i32) if gy == 1 and gz == 1 else (blk % gx).astype(i32)
+        self.by = zero if gy == 1 else (blk // gx).astype(i32) if gz == 1 else ((blk // gx) % gy).astype(i32)
+        self.bz = zero if gz == 1 else (blk // (gx * gy)).astype(i32)
         self.exited = self.no_lanes
         # barrier epochs and phases of the chunk's blocks (a block never spans chunks): indexed by block in
         # the chunk, so a launch's bookkeeping is the size of one chunk whatever its grid
