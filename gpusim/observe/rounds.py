@@ -41,7 +41,7 @@ import numpy as np
 
 from .dram import SEGMENT
 from .events import AccessEvent, ArrayInfo, LaunchInfo, Observer
-from .requests import Requests
+from .requests import Requests, requests_of
 
 UNROLL = 4
 _SEGMENT_BITS = SEGMENT.bit_length() - 1   # SEGMENT is a power of two
@@ -87,7 +87,7 @@ class RoundsObserver(Observer):
         if space not in ("global", "shared", "const") or len(ev.gtid) == 0:
             return
         self.now += 1
-        req = Requests(ev.warp, ev.gtid, self.tpb)
+        req = requests_of(ev, self.tpb)
         warps = ev.warp[req.starts]
         kind = ev.kind
         if space == "shared":
