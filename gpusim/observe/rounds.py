@@ -132,11 +132,15 @@ class RoundsObserver(Observer):
         if state is None:
             state = self.sites[site] = (np.full(len(rid), -1, np.int32), np.zeros(len(rid), np.int32))
         site_round, site_loads = state
-        same = site_round[warps] == rid[warps]
-        new |= same & (site_loads[warps] >= UNROLL)
-        rid[warps[new]] += 1
-        site_loads[warps] = np.where(same & ~new, site_loads[warps] + 1, 1)
-        site_round[warps] = rid[warps]
+        r = rid[warps]                    # an event names each warp once (one request per warp)
+        loads = site_loads[warps]
+        same = site_round[warps] == r
+        new |= same & (loads >= UNROLL)
+        r += new
+        rid[warps] = r
+        site_round[warps] = r
+        loads += 1
+        site_loads[warps] = np.where(same & ~new, loads, 1)
         return new
 
     def _touch(self, a: ArrayInfo, flat: np.ndarray, req: Requests) -> np.ndarray:
