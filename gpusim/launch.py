@@ -33,6 +33,8 @@ DEFAULT_MAX_STEPS = 2_000_000_000
 DEFAULT_MAX_OUTPUT_LINES = 1000
 
 _compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: (dtype, ndim, C-contiguous, F-contiguous) -> the IR type of such an array argument, found once
+_ARRAY_TYPES: dict[tuple, Array] = {}
 _compile_lock = threading.RLock()
 
 
@@ -48,6 +50,11 @@ def arg_type(value: Any, name: str, code: Any = None) -> Type:
     numba-cuda takes but gpusim does not (complex, datetime, records) is an ``UnsupportedConstruct`` at the
     kernel's first line (``code``: the kernel's code object)."""
     if isinstance(value, np.ndarray):
+        flags = value.flags
+        key = (value.dtype, value.ndim, flags.c_contiguous, flags.f_contiguous)
+        known = _ARRAY_TYPES.get(key)
+        if known is not None:
+            return known
         if value.dtype.kind in "cmMV" and value.dtype.isnative:
             what = "complex numbers are" if value.dtype.kind == "c" else f"arrays of {value.dtype} are"
             filename = code.co_filename if code is not None else "<unknown>"
@@ -57,7 +64,8 @@ def arg_type(value: Any, name: str, code: Any = None) -> Type:
                                        source_line=linecache.getline(filename, lineno).rstrip("\n"))
         if value.dtype.kind not in "biuf" or not value.dtype.isnative:
             raise LaunchError(f"argument {name!r} has dtype {value.dtype}; use numeric arrays")
-        return array_of(value)
+        t = _ARRAY_TYPES[key] = array_of(value)
+        return t
     if isinstance(value, (bool, np.bool_)):
         return BOOL
     if isinstance(value, int):
@@ -114,6 +122,13 @@ def _cached(owner: Any, key: Any, build) -> Compiled:
         if comp is None:
             comp = per_owner[key] = build()
     return comp
+
+
+def _memory_of(comp: Compiled) -> limits.Memory:
+    """The shared and local memory ``comp``'s IR declares (``limits.declared``), walked once per kernel."""
+    if comp.memory is None:
+        comp.memory = limits.declared(comp.module)
+    return comp.memory
 
 
 def _scalar(v: Any, t: Type) -> Any:
@@ -181,7 +196,7 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         comp = compile_kernel(func, instrument=instrument, signature=signature)
     module = comp.module
     info = LaunchInfo(comp.name, module.filename, g, b, int(shared_mem))
-    memory = limits.declared(module)
+    memory = _memory_of(comp)
     refused = limits.refused_by_compiler(memory, module)
     per_chunk = 1 if refused else limits.blocks_per_chunk(memory, info.threads_per_block, int(shared_mem),
                                                           CHUNK_LANES)
@@ -207,7 +222,7 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
                  int(max_output_lines))
     global_infos = [h.info for h in handles.values()]
     for o in obs:
-        o.start(info, global_infos)
+        o.start(info, list(global_infos))   # each its own list: what one observer does to it is its own
     nblocks = info.num_blocks
     fixed, per_lane = comp.entry_work
     need = -(-nblocks // per_chunk) * fixed + per_lane * info.num_threads

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from .device import WARP_SIZE
+
 
 @dataclass(frozen=True)
 class Workload:
@@ -33,7 +35,7 @@ class Workload:
 
     @property
     def warps_per_block(self) -> int:
-        return (self.threads_per_block + 31) // 32
+        return (self.threads_per_block + WARP_SIZE - 1) // WARP_SIZE
 
     def m(self, key: str) -> float:
         return float(self.metrics.get(key, 0) or 0)

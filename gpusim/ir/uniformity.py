@@ -18,7 +18,7 @@ Rules:
   control levels.
 
 The pass is pure: it returns an analysed copy. An array variable assigned where lanes diverge is rejected
-here (an array cannot differ between threads), with its file and line.
+here (gpusim holds one array per variable for every thread), with its file and line.
 """
 
 from __future__ import annotations
@@ -87,8 +87,9 @@ class _FunctionAnalysis:
         if isinstance(s, N.Assign):
             lvl = self.expr(s.value)
             if isinstance(s.value.type, Array) and ctrl > Uni.GRID:
-                raise self.error(s.line, f"the array variable {s.target!r} is assigned inside divergent code: an "
-                                         "array cannot differ between threads")
+                raise self.error(s.line, f"the array variable {s.target!r} is assigned inside divergent code: "
+                                         "gpusim cannot hold a different array per thread (numba-cuda can); "
+                                         "index one array, or branch around the accesses instead")
             self.raise_to(s.target, join(lvl, ctrl))
         elif isinstance(s, (N.SharedDecl, N.LocalDecl)):
             self.raise_to(s.target, Uni.GRID)

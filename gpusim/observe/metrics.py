@@ -21,7 +21,7 @@ from .counts import AccessCounts, CountsObserver
 from .dram import SegmentMap
 from .events import AccessEvent, ArrayInfo, LaunchInfo, Observer
 from .flops import FlopsObserver
-from .requests import Requests
+from .requests import requests_of
 from .rounds import RoundsObserver
 from .trace import TraceObserver
 
@@ -56,7 +56,7 @@ class TrafficObserver(Observer):
             return
         a = ev.array
         addr = a.base_address + ev.flat * a.itemsize
-        req = Requests(ev.warp, ev.gtid, self.tpb)
+        req = requests_of(ev, self.tpb)
         kind = ev.kind
         if space == "shared":
             if kind in ("ld", "st"):

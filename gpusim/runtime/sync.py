@@ -75,9 +75,11 @@ class Synchronisation:
             v = h.data.view()
             v.flags.writeable = False
             views.append((h.info, v))
-        gblocks = self.b0 + np.asarray(blocks, dtype=np.int64)
+        local = np.array(blocks, dtype=np.int64)   # a copy: the caller goes on using ``blocks``
+        gblocks = self.b0 + local
+        local.flags.writeable = gblocks.flags.writeable = False   # observers see read-only arrays
         for o in watchers:
-            o.on_shared_values(gblocks, np.asarray(blocks, dtype=np.int64), views, line)
+            o.on_shared_values(gblocks, local, views, line)
 
     def syncthreads_reduce(self, kind, m, pred, line):
         self.syncthreads(m, line)

@@ -46,9 +46,9 @@ from ...runtime import intrinsics
 from .expressions import Ctx, ExpressionGen
 from .work import OVERHEAD, iteration, straight_line
 
-#: the step budget charges every launch the instrumented weights, so ``instrument=False`` (faster) stops a
-#: runaway kernel at exactly the same step as ``instrument=True``: observers never change a launch's faults
-BUDGET_AS_INSTRUMENTED = True
+#: the step budget charges the work of the instrumented kernel, with instrumentation on or off: observers
+#: cannot change results, so a launch near the budget must stop (or not) either way
+BUDGET_INSTRUMENTED = True
 
 
 @dataclass
@@ -62,6 +62,7 @@ class Compiled:
     filename: str             # the kernel's file
     module: N.Module | None = field(default=None, repr=False)   # the IR it was generated from
     entry_work: tuple[int, int] = (0, 0)  # steps the kernel's straight-line code charges per chunk: (fixed, per lane)
+    memory: Any = field(default=None, repr=False)  # gpusim.limits.Memory of the IR, filled in by the first launch
 
 
 class FunctionGen(ExpressionGen):
@@ -136,7 +137,7 @@ class FunctionGen(ExpressionGen):
         for name in sorted(fn.var_uni):
             if name not in names and (fn.var_uni[name] > Uni.GRID or name in converted) and not name.startswith("$"):
                 self.emit(f"{self.var(name)} = None")
-        entry = straight_line(fn.body, BUDGET_AS_INSTRUMENTED)
+        entry = straight_line(fn.body, BUDGET_INSTRUMENTED)
         self.emit(f"rt.tick({fn.line}, _m0, {entry.fixed * OVERHEAD}, {entry.lanes})")
         start = len(self.out)
         self.block(fn.body, Ctx("_m0", False, None))
@@ -334,7 +335,7 @@ class FunctionGen(ExpressionGen):
         return {"brk": f"_brk{k}", "cnt": f"_cnt{k}"}
 
     def tick(self, s: N.ForRange | N.While, mask: str) -> None:
-        work = iteration(s, BUDGET_AS_INSTRUMENTED)
+        work = iteration(s, BUDGET_INSTRUMENTED)
         self.emit(f"rt.tick({s.line}, {mask}, {work.fixed * OVERHEAD}, {work.lanes})")
 
     def for_stmt(self, s: N.ForRange, ctx: Ctx) -> None:
@@ -471,7 +472,7 @@ class ModuleGen:
         linecache.cache[fake] = (len(text), None, text.splitlines(True), fake)
         code = compile(text, fake, "exec")
         exec(code, self.namespace)
-        entry = straight_line(kernel.body, BUDGET_AS_INSTRUMENTED)
+        entry = straight_line(kernel.body, BUDGET_INSTRUMENTED)
         return Compiled(kernel.py_name, text, self.namespace[self.functions[module.kernel]], line_map,
                         module.filename, module, (entry.fixed * OVERHEAD, entry.lanes))
 

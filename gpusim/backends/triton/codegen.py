@@ -25,6 +25,7 @@ import keyword
 import linecache
 from dataclasses import dataclass, field
 
+from ...device import WARP_SIZE
 from ...faults import UnsupportedConstruct
 from ...ir import nodes as N
 from ...ir.nodes import Uni
@@ -189,7 +190,7 @@ class ProgramGen(ExpressionGen):
         self.module = module
         self.block_shape = block
         self.threads = block[0] * block[1] * block[2]
-        p = 32
+        p = WARP_SIZE
         while p < self.threads:
             p *= 2
         self.P = p

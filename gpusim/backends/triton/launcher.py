@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from ...device import WARP_SIZE
 from .program import Program
 
 _lock = threading.Lock()
@@ -210,7 +211,7 @@ def compile_aot(program: Program, target=None, signature: dict[str, str] | None 
     sig = dict(program.signature)
     if signature:
         sig.update(signature)
-    target = target or GPUTarget("cuda", 90, 32)
+    target = target or GPUTarget("cuda", 90, WARP_SIZE)
     src = ASTSource(fn, sig, {})
     return triton.compile(src, target=target, options={"num_warps": program.num_warps, "enable_fp_fusion": False})
 

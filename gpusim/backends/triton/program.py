@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...device import WARP_SIZE
 from ...ir import nodes as N
 from ...ir.walk import walk_stmts
 from .codegen import NotTranslatable, ProgramGen
@@ -55,7 +56,7 @@ def param_name(p: tuple) -> str:
 
 def lanes_for(block: tuple[int, int, int]) -> int:
     t = block[0] * block[1] * block[2]
-    p = 32
+    p = WARP_SIZE
     while p < t:
         p *= 2
     return p
@@ -159,7 +160,7 @@ def _assemble(module: N.Module, gen: ProgramGen, lines: list, block: tuple[int, 
     regs = [r.name for r in gen.shared.values() if r.kind == "reg"]
     scr = [r.name for r in gen.shared.values() if r.kind == "ptr"]
     return Program(name=fn.py_name, source=source, block=block, lanes=gen.P,
-                   num_warps=max(1, min(8, gen.P // 32)), params=params, signature=dict(zip(names, signature)),
+                   num_warps=max(1, min(8, gen.P // WARP_SIZE)), params=params, signature=dict(zip(names, signature)),
                    smem_bytes=total if scratch else 0, line_map=line_map, filename=module.filename,
                    register_arrays=regs, scratch_arrays=scr)
 
