@@ -98,11 +98,10 @@ SUM_BY_COLUMN = variant(p55_matmul_split_k, ("        r = t // n\n        j = t 
     (p52_matmul_conflict_free, _transposed_a(0), 2, "bank conflict"),
     (p52_matmul_conflict_free, _transposed_a(4), 3, ""),
     (p53_matmul_wide_loads, UNPADDED_WORDS, 2, "bank conflict"),
-    (p54_matmul_double_buffer, TWO_BARRIERS, 3, ""),
     (p55_matmul_split_k, SUM_BY_COLUMN, 1, "sectors where"),
 ], ids=["naive-column-major", "naive-float64", "thin-b-from-global", "thin-a-transposed", "1d-bv-in-loop",
         "2d-no-register-cache", "free-blocked", "free-columns-only", "free-transposed-unpadded",
-        "free-transposed-padded", "wide-unpadded", "double-two-barriers", "splitk-sum-by-column"])
+        "free-transposed-padded", "wide-unpadded", "splitk-sum-by-column"])
 def test_variant_earns_the_stars_its_counts_allow(tmp_path, module, source, stars, missing):
     result = _check(tmp_path, module, source)
     assert result.passed, [f.message for f in result.failures]
@@ -151,11 +150,23 @@ def test_bank_conflicts_of_the_variants_by_hand(tmp_path):
     assert _conflicts(_launch(UNPADDED_WORDS, tmp_path, "matmul_int8_wide", wide)) == 253952
 
 
-def test_the_checker_cannot_see_a_second_barrier_but_the_trace_can(tmp_path):
-    # TWO_BARRIERS earns every star above (RunStats has no barrier count); the trace shows its 2 * 8 + 1
-    # barriers against the reference's 8 + 1 for k = 64.
+def test_barriers_of_the_double_buffer_by_hand(tmp_path):
+    # k = 64 is 8 slices of BK = 8. The pipeline waits once after loading slice 0 and once per step: 9. The
+    # single-buffer habit (a second barrier before each prefetch) waits 2 x 8 + 1 = 17 times. One block
+    # (64 x 64), so the sum over blocks equals the largest.
     rng = np.random.default_rng(8)
     case = p54_matmul_double_buffer._case("hand", matrices.eighths(rng, (64, 64)),
                                           matrices.eighths(rng, (64, 64)), "")
-    report = _launch(TWO_BARRIERS, tmp_path, "matmul_double_buffered", case)
-    assert len(report.trace.barriers(0)) == 2 * 8 + 1
+    reference = (ROOT / "solutions" / p54_matmul_double_buffer.PUZZLE.solution_file).read_text(encoding="utf-8")
+    for source, barriers in ((reference, 9), (TWO_BARRIERS, 17)):
+        report = _launch(source, tmp_path, "matmul_double_buffered", case)
+        assert len(report.trace.barriers(0)) == barriers
+        assert report.metrics["gpusim__barriers_max"] == report.metrics["gpusim__barriers_sum"] == barriers
+
+
+def test_a_second_barrier_per_step_is_refused(tmp_path):
+    result = _check(tmp_path, p54_matmul_double_buffer, TWO_BARRIERS)
+    assert not result.passed
+    # the 64 x 128 @ 128 x 64 case (16 slices, 2^20 FLOPs) is the one judged: 2 x 16 + 1 barriers against 17
+    assert any(f.kind == "constraint" and "33 barriers for 16 slices" in f.message for f in result.failures), \
+        [f.message for f in result.failures]
