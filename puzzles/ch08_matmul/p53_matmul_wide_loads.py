@@ -1,10 +1,13 @@
 """Puzzle 53 — Wide loads: four int8 values per 32-bit load; a quarter of the requests for the same sectors.
 
-numba-cuda has no float4 load. Its nearest thing for float32 data — a uint64 view of the matrix, split with
-``numba.uint32(w & 0xFFFFFFFF).view(numba.float32)`` (one ``ld.global.u64`` and two ``mov.b32`` in the PTX) —
-needs a reinterpreting scalar ``.view``, which gpusim does not run yet. So this step widens the load the honest
-way the simulator's subset allows: int8 operands packed four to an int32 word, as int8 GEMMs store them. The
-counted requests really drop, on gpusim and on a GPU.
+Why int8 and not float32: numba-cuda has no float4 and no 128-bit integer, so the widest load of a float32
+matrix is 8 bytes, through a uint64 view of it. Splitting a word into floats then needs a reinterpretation:
+a scalar ``.view(numba.float32)`` (gpusim does not run it), or a uint64 store into dynamic shared memory
+read back through an aliased float32 dynamic shared array (valid numba-cuda, and gpusim runs it). But gpusim
+keeps race and initialisation records per element size, so those float32 reads are reported as uninitialised
+and a missing barrier between the uint64 store and the float32 read would go unseen: the judge could not
+be strict. int8 operands packed four to an int32 word need no reinterpretation, and their counted requests
+really drop, on gpusim and on a GPU.
 """
 
 from __future__ import annotations
@@ -40,12 +43,15 @@ DESCRIPTION = f"""\
 # Puzzle 53 — Wide loads: four int8 values per word
 
 The worklog's next step loads `float4`s: one 128-bit instruction fetches four floats, so a warp issues a
-quarter of the load instructions for the same bytes. numba-cuda has no such load. The most it can do for
-float32 is two at a time — view the matrix as uint64 and split each word with
-`numba.uint32(w & 0xFFFFFFFF).view(numba.float32)` — and this simulator does not run that reinterpreting
-`.view` yet. (Viewing it as complex64 does not help: numba loads the two halves separately.) So this
-puzzle makes the same move where it needs no reinterpretation: **int8**. Four int8 values fit in one
-int32 word, and an int8 GEMM keeps its operands packed that way.
+quarter of the load instructions for the same bytes. numba-cuda has no such load, and no 128-bit integer
+either. The most it can do for float32 is two at a time: view the matrix as uint64, then turn each word
+back into two floats — with a scalar `.view(numba.float32)`, which this simulator does not run yet, or by
+storing the word into dynamic shared memory and reading it back through a float32 array at the same
+address, which it runs but cannot yet check for races across the two element sizes (a missing barrier
+between the two would go unseen). (Viewing the matrix as complex64 does not help: numba loads the two
+halves separately, `ld.f32` twice.) So this puzzle makes the same move where no reinterpretation is
+needed: **int8**. Four int8 values fit in one int32 word, and an int8 GEMM keeps its operands packed
+that way.
 
 Compute `c = a @ b` **exactly, in integers**, for int8 `a` (`m × k`) and `b` (`k × n`). You get them packed:
 
