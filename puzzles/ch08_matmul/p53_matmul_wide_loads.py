@@ -53,13 +53,18 @@ halves separately, `ld.f32` twice.) So this puzzle makes the same move where no 
 needed: **int8**. Four int8 values fit in one int32 word, and an int8 GEMM keeps its operands packed
 that way.
 
-Compute `c = a @ b` **exactly, in integers**, for int8 `a` (`m × k`) and `b` (`k × n`). You get them packed:
+Compute `c = a @ b` **exactly, in integers**, for int8 `a` (`m × k`) and `b` (`k × n`). You get each operand
+twice, **the same bytes seen two ways** — in CUDA C you would cast the pointer; numba-cuda cannot, so the
+host passes both views:
 
-* `a4[r, w]` (int32) holds `a[r, 4w], a[r, 4w+1], a[r, 4w+2], a[r, 4w+3]` — lowest byte first;
-* `b4[j, w]` holds **column** `j` of `b` the same way: `b[4w, j] .. b[4w+3, j]`. Both operands are packed
-  along `k` (a "TN" layout, as int8 tensor-core GEMMs require).
-* Each packed row is padded with zero words to a multiple of {ROW_ALIGN} words (128 bytes), as BLAS libraries pad
-  a leading dimension: no k-guard is needed, and every row starts on a sector.
+* `a8[r, q]` (int8) is `a[r, q]`; `a4[r, w]` (int32) holds `a[r, 4w], a[r, 4w+1], a[r, 4w+2], a[r, 4w+3]` —
+  lowest byte first;
+* `b8[j, q]` is `b[q, j]`: **column** `j` of `b` as a row, and `b4[j, w]` holds `b[4w, j] .. b[4w+3, j]`.
+  Both operands are laid out along `k` (a "TN" layout, as int8 tensor-core GEMMs require).
+* Each row is padded with zeros to a multiple of {ROW_ALIGN} words (128 bytes), as BLAS libraries pad a
+  leading dimension: no k-guard is needed, and every row starts on a sector.
+
+Load from whichever view you like: the answer is the same. The stars are for the loads.
 
 **Example.** `a = [[1, -2, 3, 4]]`, `b` = the column `[5, 6, -7, 8]`: the word `a4[0, 0]` has the bytes
 `01 FE 03 04` (from the lowest), so `a4[0, 0] = 0x0403FE01`; `c[0, 0] = 5 - 12 - 21 + 32 = 4`. Unpack byte
@@ -73,8 +78,9 @@ Compute `c = a @ b` **exactly, in integers**, for int8 `a` (`m × k`) and `b` (`
 ```
 
 Same sectors, **a quarter of the requests** — and of the shared-memory stores, and of the instructions that
-issue them. (A GPU's float4 goes one step further: 16 sectors per request.) The checker wants exactly 4
-sectors per load request.
+issue them. (A GPU's float4 goes one step further: 16 sectors per request.) A kernel that loads `a8` and `b8`
+a byte per thread is correct (★); ★★ wants exactly 4 sectors per load request, with every sector fully
+used: the requests are then exactly the bytes over 128.
 
 **Tiles.** A block of {TILE} × {TILE} threads owns a {TILE} × {TILE} tile of `c`. Per step, thread
 `(tx, ty)` loads one word of each operand: `sa[ty, tx] = a4[r0 + ty, w0 + tx]` and
@@ -84,9 +90,9 @@ sectors per load request.
 
 **What's new:** more bytes per load instruction, and unpacking them in registers.
 
-**Launch:** blocks of ({TILE}, {TILE}) threads, grid `(ceil(n / {TILE}), ceil(m / {TILE}))`; the kernel gets `a4`,
-`b4`, `c` (int32). Each thread reads `a4` and `b4` at most `k / 128` times each (`k <= {K_MAX}`) and writes
-`c` once; at most {BUDGET} bytes of shared memory.
+**Launch:** blocks of ({TILE}, {TILE}) threads, grid `(ceil(n / {TILE}), ceil(m / {TILE}))`; the kernel gets `a8`,
+`a4`, `b8`, `b4`, `c` (int32). Each thread reads each word view at most `k / 128` times and each byte view
+at most `k / 32` times (`k <= {K_MAX}`), and writes `c` once; at most {BUDGET} bytes of shared memory.
 
 **Read more:** {READING}
 """
@@ -107,7 +113,7 @@ def unpack_rows(x4: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x4, "<i4").view(np.int8)
 
 
-def spec(a4: np.ndarray, b4: np.ndarray, c: np.ndarray) -> dict[str, np.ndarray]:
+def spec(a8: np.ndarray, a4: np.ndarray, b8: np.ndarray, b4: np.ndarray, c: np.ndarray) -> dict[str, np.ndarray]:
     a, bt = unpack_rows(a4).astype(np.int64), unpack_rows(b4).astype(np.int64)
     return {"c": (a @ bt.T).astype(np.int32)}
 
@@ -117,10 +123,11 @@ def _case(name: str, a: np.ndarray, b: np.ndarray, note: str) -> Case:
     (m, k), (k2, n) = a.shape, b.shape
     assert k == k2, (a.shape, b.shape)
     a4, b4 = pack_rows(a), pack_rows(b.T)
+    a8, b8 = unpack_rows(a4).copy(), unpack_rows(b4).copy()      # the same bytes, as separate buffers
     c = np.full((m, n), SENTINEL, np.int32)
     grid = (ceil_div(n, TILE), ceil_div(m, TILE))
-    step = LaunchStep("matmul_int8_wide", grid=grid, block=(TILE, TILE), args=("a4", "b4", "c"))
-    return Case(name, {"a4": a4, "b4": b4, "c": c}, (step,), note)
+    step = LaunchStep("matmul_int8_wide", grid=grid, block=(TILE, TILE), args=("a8", "a4", "b8", "b4", "c"))
+    return Case(name, {"a8": a8, "a4": a4, "b8": b8, "b4": b4, "c": c}, (step,), note)
 
 
 def _int8(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
@@ -175,16 +182,19 @@ PUZZLE = Puzzle(
         shared_memory_budget(BUDGET),
         max_global_reads_per_thread(K_MAX // (WORDS * PER_WORD), "a4"),
         max_global_reads_per_thread(K_MAX // (WORDS * PER_WORD), "b4"),
+        max_global_reads_per_thread(K_MAX // TILE, "a8"),
+        max_global_reads_per_thread(K_MAX // TILE, "b8"),
         max_global_writes_per_thread(1, "c"),
     ),
     stars=(
-        Star(2, "wide, coalesced loads: exactly 4 sectors per load request; coalesced stores",
+        Star(2, "wide, coalesced loads: exactly 4 sectors per load request (one int32 word per lane); "
+                "coalesced stores",
              (sectors_per_request(4), ideal_coalescing())),
         Star(3, "no shared-memory bank conflicts", (no_bank_conflicts(),)),
     ),
     hints=(
-        "One word of `a4` and one of `b4` per thread per step, exactly as puzzle 14 loads floats; the new "
-        "part is the inner loop, which turns two words into four products.",
+        "Load the word views, `a4` and `b4`: one word of each per thread per step, exactly as puzzle 14 loads "
+        "floats. The new part is the inner loop, which turns two words into four products.",
         "`x = sa[ty, w]`, `y = sb[tx, w]`; for `p in range(4)`: `acc += numba.int32(numba.int8(x >> 8 * p)) * "
         "numba.int32(numba.int8(y >> 8 * p))`. Declare `sb` as `(TILE, WORDS + 1)`.",
         "`for w0 in range(0, a4.shape[1], WORDS):` load `sa[ty, tx] = a4[r0 + ty, w0 + tx] if r0 + ty < m "

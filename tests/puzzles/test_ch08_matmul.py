@@ -217,7 +217,8 @@ def test_wide_loads_packing_and_example():
     a4, b4 = p53_matmul_wide_loads.pack_rows(a), p53_matmul_wide_loads.pack_rows(b.T)
     assert a4.shape == (1, 32) and a4.dtype == np.int32 and (a4[0, 1:] == 0).all()
     assert int(a4[0, 0]) == 0x0403FE01 and "`a4[0, 0] = 0x0403FE01`" in p53_matmul_wide_loads.DESCRIPTION
-    assert p53_matmul_wide_loads.spec(a4=a4, b4=b4, c=None)["c"].tolist() == [[5 - 12 - 21 + 32]] == [[4]]
+    c = p53_matmul_wide_loads.spec(a8=None, a4=a4, b8=None, b4=b4, c=None)["c"]
+    assert c.tolist() == [[5 - 12 - 21 + 32]] == [[4]]
     rng = np.random.default_rng(3)
     x = rng.integers(-128, 128, (5, 130)).astype(np.int8)
     packed = p53_matmul_wide_loads.pack_rows(x)
@@ -227,6 +228,8 @@ def test_wide_loads_packing_and_example():
         byte = ((word >> (8 * p)) & 0xFF).astype(np.uint8).view(np.int8)
         np.testing.assert_array_equal(byte, x[:, p:128:4])
     for case in p53_matmul_wide_loads.make_cases():
+        for view in ("a", "b"):          # the byte view holds the word view's bytes
+            np.testing.assert_array_equal(case.buffers[view + "8"], case.buffers[view + "4"].view(np.int8))
         assert case.buffers["a4"].shape[1] % p53_matmul_wide_loads.ROW_ALIGN == 0
         assert case.buffers["a4"].shape[1] * 4 <= p53_matmul_wide_loads.K_MAX
 

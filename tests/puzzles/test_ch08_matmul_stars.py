@@ -78,6 +78,41 @@ def _transposed_a(pad: int) -> str:
 
 UNPADDED_WORDS = variant(p53_matmul_wide_loads, ("sb = cuda.shared.array((TILE, PADDED), numba.int32)",
                                                  "sb = cuda.shared.array((TILE, WORDS), numba.int32)"))
+BYTE_LOADS = '''import numba
+from numba import cuda
+
+TILE = 32
+PADDED = TILE + 1
+
+
+@cuda.jit
+def matmul_int8_wide(a8, a4, b8, b4, c):
+    sa = cuda.shared.array((TILE, TILE), numba.int32)
+    sb = cuda.shared.array((TILE, PADDED), numba.int32)
+    m = a8.shape[0]
+    k = a8.shape[1]
+    n = b8.shape[0]
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    r0 = cuda.blockIdx.y * TILE
+    c0 = cuda.blockIdx.x * TILE
+    acc = 0
+    for q0 in range(0, k, TILE):
+        if r0 + ty < m:
+            sa[ty, tx] = a8[r0 + ty, q0 + tx]
+        else:
+            sa[ty, tx] = 0
+        if c0 + ty < n:
+            sb[ty, tx] = b8[c0 + ty, q0 + tx]
+        else:
+            sb[ty, tx] = 0
+        cuda.syncthreads()
+        for q in range(TILE):
+            acc += sa[ty, q] * sb[tx, q]
+        cuda.syncthreads()
+    if r0 + ty < m and c0 + tx < n:
+        c[r0 + ty, c0 + tx] = acc
+'''   # puzzle 14's tiles on the int8 view: right, coalesced, conflict-free, but one byte per lane
 TWO_BARRIERS = variant(p54_matmul_double_buffer, (
     "        cur = s % 2\n        if s + 1 < steps:",
     "        cur = s % 2\n        cuda.syncthreads()\n        if s + 1 < steps:"))
@@ -98,10 +133,11 @@ SUM_BY_COLUMN = variant(p55_matmul_split_k, ("        r = t // n\n        j = t 
     (p52_matmul_conflict_free, _transposed_a(0), 2, "bank conflict"),
     (p52_matmul_conflict_free, _transposed_a(4), 3, ""),
     (p53_matmul_wide_loads, UNPADDED_WORDS, 2, "bank conflict"),
+    (p53_matmul_wide_loads, BYTE_LOADS, 1, "per request"),
     (p55_matmul_split_k, SUM_BY_COLUMN, 1, "sectors where"),
 ], ids=["naive-column-major", "naive-float64", "thin-b-from-global", "thin-a-transposed", "1d-bv-in-loop",
         "2d-no-register-cache", "free-blocked", "free-columns-only", "free-transposed-unpadded",
-        "free-transposed-padded", "wide-unpadded", "splitk-sum-by-column"])
+        "free-transposed-padded", "wide-unpadded", "wide-byte-loads", "splitk-sum-by-column"])
 def test_variant_earns_the_stars_its_counts_allow(tmp_path, module, source, stars, missing):
     result = _check(tmp_path, module, source)
     assert result.passed, [f.message for f in result.failures]
@@ -148,6 +184,21 @@ def test_bank_conflicts_of_the_variants_by_hand(tmp_path):
     wide = p53_matmul_wide_loads._case("hand", p53_matmul_wide_loads._int8(rng, (64, 256)),
                                        p53_matmul_wide_loads._int8(rng, (256, 64)), "")
     assert _conflicts(_launch(UNPADDED_WORDS, tmp_path, "matmul_int8_wide", wide)) == 253952
+
+
+def test_requests_of_byte_and_word_loads_by_hand(tmp_path):
+    # m = n = 64, k = 256: 4 blocks of 32 warps. Words: 2 steps of 32 words; per step each warp loads one
+    # row of 32 words of a4 and one of b4 (128 aligned bytes each, 4 sectors): 4 x 2 x 32 x 2 = 512
+    # requests, 2048 sectors. Bytes: 8 steps of 32 bytes, one row of a8 and one of b8 per warp and step,
+    # 32 bytes = 1 sector each: 4 x 8 x 32 x 2 = 2048 requests, the same 2048 sectors.
+    rng = np.random.default_rng(5)
+    case = p53_matmul_wide_loads._case("hand", p53_matmul_wide_loads._int8(rng, (64, 256)),
+                                       p53_matmul_wide_loads._int8(rng, (256, 64)), "")
+    reference = (ROOT / "solutions" / p53_matmul_wide_loads.PUZZLE.solution_file).read_text(encoding="utf-8")
+    for source, requests in ((reference, 512), (BYTE_LOADS, 2048)):
+        metrics = _launch(source, tmp_path, "matmul_int8_wide", case).metrics
+        assert metrics["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == requests
+        assert metrics["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 2048
 
 
 def test_barriers_of_the_double_buffer_by_hand(tmp_path):
