@@ -47,11 +47,11 @@ quarter of the load instructions for the same bytes. numba-cuda has no such load
 either. The most it can do for float32 is two at a time: view the matrix as uint64, then turn each word
 back into two floats — with a scalar `.view(numba.float32)`, which this simulator does not run yet, or by
 storing the word into dynamic shared memory and reading it back through a float32 array at the same
-address, which it runs but does not yet track across the two element sizes (it reports the float reads as
-uninitialised, and a missing barrier between the two would go unseen). (Viewing the matrix as complex64 does not help: numba loads the two
-halves separately, `ld.f32` twice.) So this puzzle makes the same move where no reinterpretation is
-needed: **int8**. Four int8 values fit in one int32 word, and an int8 GEMM keeps its operands packed
-that way.
+address, which it runs but does not yet track across the two element sizes (it reports the float reads
+as uninitialised, and a missing barrier between the two would go unseen). Viewing the matrix as
+complex64 does not help: numba loads the two halves separately, `ld.f32` twice. So this puzzle makes the
+same move where no reinterpretation is needed: **int8**. Four int8 values fit in one int32 word, and an
+int8 GEMM keeps its operands packed that way.
 
 Compute `c = a @ b` **exactly, in integers**, for int8 `a` (`m × k`) and `b` (`k × n`). You get each operand
 twice, **the same bytes seen two ways** — in CUDA C you would cast the pointer; numba-cuda cannot, so the

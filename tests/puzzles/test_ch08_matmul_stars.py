@@ -78,41 +78,9 @@ def _transposed_a(pad: int) -> str:
 
 UNPADDED_WORDS = variant(p53_matmul_wide_loads, ("sb = cuda.shared.array((TILE, PADDED), numba.int32)",
                                                  "sb = cuda.shared.array((TILE, WORDS), numba.int32)"))
-BYTE_LOADS = '''import numba
-from numba import cuda
-
-TILE = 32
-PADDED = TILE + 1
-
-
-@cuda.jit
-def matmul_int8_wide(a8, a4, b8, b4, c):
-    sa = cuda.shared.array((TILE, TILE), numba.int32)
-    sb = cuda.shared.array((TILE, PADDED), numba.int32)
-    m = a8.shape[0]
-    k = a8.shape[1]
-    n = b8.shape[0]
-    tx = cuda.threadIdx.x
-    ty = cuda.threadIdx.y
-    r0 = cuda.blockIdx.y * TILE
-    c0 = cuda.blockIdx.x * TILE
-    acc = 0
-    for q0 in range(0, k, TILE):
-        if r0 + ty < m:
-            sa[ty, tx] = a8[r0 + ty, q0 + tx]
-        else:
-            sa[ty, tx] = 0
-        if c0 + ty < n:
-            sb[ty, tx] = b8[c0 + ty, q0 + tx]
-        else:
-            sb[ty, tx] = 0
-        cuda.syncthreads()
-        for q in range(TILE):
-            acc += sa[ty, q] * sb[tx, q]
-        cuda.syncthreads()
-    if r0 + ty < m and c0 + tx < n:
-        c[r0 + ty, c0 + tx] = acc
-'''   # puzzle 14's tiles on the int8 view: right, coalesced, conflict-free, but one byte per lane
+# puzzle 14's tiles on the int8 view: right, coalesced, conflict-free, but one byte per lane
+BYTE_LOADS = (Path(__file__).resolve().parent / "right" / "matmul_wide_loads__byte_loads.py").read_text(
+    encoding="utf-8")
 TWO_BARRIERS = variant(p54_matmul_double_buffer, (
     "        cur = s % 2\n        if s + 1 < steps:",
     "        cur = s % 2\n        cuda.syncthreads()\n        if s + 1 < steps:"))
