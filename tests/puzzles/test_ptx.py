@@ -56,7 +56,7 @@ def test_the_suite_default_is_off_and_the_flag_turns_it_on():
     assert check_file(puzzle, path, seed=1, ptx=True).ptx_checked
 
 
-NUMBA_ACCEPTS = {   # valid numba-cuda that gpusim's front end does not run yet (engineer "ir" owns it)
+NUMBA_ACCEPTS = {   # valid numba-cuda the judge accepts (tests/puzzles/test_judge_gpu_rules.py runs them)
     "a threadIdx alias": "    tid = cuda.threadIdx\n    i = tid.x\n    out[i] = a[i] + 10\n",
     "a constant tuple per lane": "    i = cuda.threadIdx.x\n    out[i] = a[i] + TEN[i]\n",
     "cuda.selp": "    i = cuda.threadIdx.x\n    out[i] = a[i] + cuda.selp(i >= 0, 10.0, 0.0)\n",
