@@ -21,6 +21,7 @@ import pytest
 
 from puzzles import registry
 from puzzles.checker import check_file, check_source
+from puzzles.judge import ptx
 
 WRONG = Path(__file__).resolve().parent / "wrong"
 MAP = registry.get("map")
@@ -112,3 +113,13 @@ def test_the_same_reduce_with_the_full_mask_passes():
     assert fixed != source
     result = check_source(registry.get("warp-reduce"), fixed, "/virtual/full_mask.py", seed=5)
     assert result.passed, _messages(result)
+
+
+def test_libdevice_imported_by_name_is_libdevice():
+    """``from numba.cuda.libdevice import expf``: a function of numba-cuda's, not one the file must define.
+    numba-cuda compiles it (compiled to PTX here when its compiler is installed); exp(0) is exactly 1."""
+    source = ("from numba import cuda\nfrom numba.cuda import libdevice\nfrom numba.cuda.libdevice import expf\n\n\n"
+              "@cuda.jit\ndef map_kernel(out, a):\n    i = cuda.threadIdx.x\n    v = a[i]\n"
+              "    out[i] = libdevice.fmaxf(v, v) + 9 + expf(0.0)\n")
+    result = check_source(MAP, source, "/virtual/imported.py", seed=1, ptx=ptx.available())
+    assert result.passed and result.stars == result.max_stars, _messages(result)
