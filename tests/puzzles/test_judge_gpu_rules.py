@@ -123,3 +123,31 @@ def test_libdevice_imported_by_name_is_libdevice():
               "    out[i] = libdevice.fmaxf(v, v) + 9 + expf(0.0)\n")
     result = check_source(MAP, source, "/virtual/imported.py", seed=1, ptx=ptx.available())
     assert result.passed and result.stars == result.max_stars, _messages(result)
+
+
+#: numba-cuda 0.30.4's cuda.compile_ptx, sm_90, of `out[X.x] = 1` (or X.array / X.add) with X imported by name
+UNTYPED_BARE = ("threadIdx", "blockIdx", "blockDim", "gridDim", "laneid", "warpsize", "shared", "local", "const",
+                "atomic")
+USES = {"laneid": "laneid", "warpsize": "warpsize", "shared": "shared.array(4, numba.float32)[0]",
+        "local": "local.array(4, numba.float32)[0]", "const": "const.array_like(TEN)[0]",
+        "atomic": "atomic.add(out, 0, 1.0)"}
+
+
+@pytest.mark.parametrize("stub", UNTYPED_BARE)
+def test_a_stub_imported_by_itself_is_refused_at_its_use_as_numba_cuda_refuses_it(stub):
+    use = USES.get(stub, f"{stub}.x")
+    source = (f"import numba\nimport numpy as np\nfrom numba import cuda\nfrom numba.cuda import {stub}\n\n"
+              f"TEN = np.full(4, 10, np.float32)\n\n\n@cuda.jit\ndef map_kernel(out, a):\n"
+              f"    i = cuda.threadIdx.x\n    out[i] = a[i] + 10 + 0 * {use}\n")
+    result = check_source(MAP, source, "/virtual/bare.py", seed=1)
+    failure = result.failures[0]
+    assert not result.passed and failure.kind == "compile" and failure.lineno == 12
+    assert f"Untyped global name '{stub}'" in failure.message and f"cuda.{stub}" in failure.message
+
+
+def test_functions_imported_by_name_are_fine():
+    """numba-cuda compiles `grid(1)`, `syncthreads()`, `shfl_down_sync(...)` imported from numba.cuda."""
+    source = ("from numba import cuda\nfrom numba.cuda import grid, syncthreads\n\n\n@cuda.jit\n"
+              "def map_kernel(out, a):\n    i = grid(1)\n    syncthreads()\n    out[i] = a[i] + 10\n")
+    result = check_source(MAP, source, "/virtual/functions.py", seed=1, ptx=ptx.available())
+    assert result.passed, _messages(result)
