@@ -1,0 +1,180 @@
+"""On a real GPU: what the judge refuses as "would not run on a GPU" must fail there, and the libdevice
+functions and dim3 locals gpusim now runs must give the GPU's bits.
+
+    python3 benchmarks/gpu/judge_validity.py            # on the GPU machine (numba-cuda, a GPU)
+    python3 benchmarks/gpu/judge_validity.py --no-gpu   # gpusim's side only (any machine)
+
+1. Each refused file of tests/puzzles/wrong/ (REFUSED) is loaded and launched with numba-cuda on its
+   puzzle's first case: "fails on the GPU" (with numba-cuda's error) is what the judge's verdict claims.
+2. The warp-mask file (undefined behaviour in PTX): what the GPU computed, for the record.
+3. Kernels using cuda.libdevice and a dim3 local, run on the GPU and on gpusim: bit-for-bit equal or not.
+One line per item; the last line counts the items that contradict the judge.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+if not hasattr(np, "row_stack"):  # numba-cuda 0.30 with NumPy >= 2.5
+    np.row_stack = np.vstack
+
+from numba import cuda  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks" / "gpu"))
+
+WRONG = ROOT / "tests" / "puzzles" / "wrong"
+REFUSED = {  # file: puzzle
+    "histogram__atomic_inc_on_int32.py": "histogram",
+    "map__threadidx_imported_by_itself.py": "map",
+    "map__device_function_launched.py": "map",
+    "map__no_cuda_jit.py": "map",
+    "map__helper_without_device_jit.py": "map",
+}
+MASK = ("warp_reduce__mask_names_only_the_lanes_kept.py", "warp-reduce")
+N = 64
+
+
+@cuda.jit
+def rounded_arithmetic(out, a, b, c):
+    i = cuda.threadIdx.x
+    out[0, i] = cuda.libdevice.fmul_rn(a[i], b[i]) + c[i]
+    out[1, i] = cuda.libdevice.fadd_rn(a[i] * b[i], c[i])
+    out[2, i] = a[i] * b[i] + c[i]
+    out[3, i] = cuda.libdevice.fmaf(a[i], b[i], c[i])
+    out[4, i] = cuda.libdevice.fdiv_rn(a[i], b[i])
+    out[5, i] = cuda.libdevice.frcp_rn(b[i])
+    out[6, i] = cuda.libdevice.fsub_rn(a[i], 10.0)
+
+
+@cuda.jit
+def math_functions(out, x, y):
+    i = cuda.threadIdx.x
+    out[0, i] = cuda.libdevice.expf(x[i])
+    out[1, i] = cuda.libdevice.exp(float(x[i]))
+    out[2, i] = cuda.libdevice.atan2f(x[i], y[i])
+    out[3, i] = cuda.libdevice.fmaxf(x[i], y[i])
+    out[4, i] = cuda.libdevice.fminf(x[i], y[i])
+    out[5, i] = cuda.libdevice.isnanf(y[i])
+    out[6, i] = cuda.libdevice.fsqrt_rn(abs(x[i]))
+
+
+@cuda.jit
+def bit_functions(out, v):
+    i = cuda.threadIdx.x
+    out[0, i] = cuda.libdevice.popc(v[i])
+    out[1, i] = cuda.libdevice.clz(v[i])
+    out[2, i] = cuda.libdevice.ffs(v[i])
+    out[3, i] = cuda.libdevice.brev(v[i])
+    out[4, i] = cuda.libdevice.max(v[i], 7)
+
+
+@cuda.jit
+def dim3_locals(out):
+    tid = cuda.threadIdx
+    bid = cuda.blockIdx
+    size = cuda.blockDim
+    i = bid.x * size.x + tid.x
+    out[0, i] = tid.x
+    out[1, i] = bid.x
+    out[2, i] = tid.y + size.y
+
+
+def _bit_cases():
+    rng = np.random.default_rng(1)
+    a, b, c = (rng.standard_normal(N).astype(np.float32) for _ in range(3))
+    x, y = rng.standard_normal(N).astype(np.float32), rng.standard_normal(N).astype(np.float32)
+    y[::4] = np.nan
+    v = np.array([0, 1, 6, -1, 2**31 - 1, -(2**31), 1 << 20, 12345], np.int32)
+    return {
+        "libdevice rounded arithmetic": (rounded_arithmetic, 1, N, [np.zeros((7, N), np.float32), a, b, c]),
+        "libdevice math": (math_functions, 1, N, [np.zeros((7, N), np.float64), x, y]),
+        "libdevice bit functions": (bit_functions, 1, v.size, [np.zeros((5, v.size), np.int64), v]),
+        "dim3 locals": (dim3_locals, 3, 4, [np.zeros((3, 12), np.int32)]),
+    }
+
+
+def _first_line(e: BaseException) -> str:
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    return f"{type(e).__name__}: {' '.join(lines[:2])[:160]}"
+
+
+def refused_on_gpu(name: str, slug: str) -> bool:
+    from run_solutions import load, run_gpu
+
+    from puzzles.registry import get
+
+    try:
+        mod = load(WRONG / name)
+        case = get(slug).make_cases()[0]
+        run_gpu(mod, case)
+    except Exception as e:
+        print(f"refused {name:42s} fails on the GPU: {_first_line(e)}")
+        return True
+    print(f"refused {name:42s} RUNS on the GPU (the judge refuses it)")
+    return False
+
+
+def mask_on_gpu() -> None:
+    from run_solutions import load, run_case
+
+    from puzzles.registry import get
+
+    name, slug = MASK
+    try:
+        verdict = run_case(load(WRONG / name), get(slug), get(slug).make_cases()[1])
+        print(f"mask    {name:42s} on the GPU: {verdict or 'runs, matches the spec'} (undefined in PTX)")
+    except Exception as e:
+        print(f"mask    {name:42s} on the GPU: {_first_line(e)}")
+
+
+def bits(gpu: bool) -> int:
+    import gpusim
+
+    bad = 0
+    for name, (kernel, grid, block, args) in _bit_cases().items():
+        sim = [np.copy(x) for x in args]
+        report = gpusim.launch(kernel, grid, block, sim)
+        if report.faults:
+            print(f"bits    {name:42s} gpusim fault: {report.faults[0].message.splitlines()[0]}")
+            bad += 1
+            continue
+        if not gpu:
+            print(f"bits    {name:42s} gpusim ran")
+            continue
+        try:
+            dev = [cuda.to_device(np.copy(x)) for x in args]
+            kernel[grid, block](*dev)
+            out_gpu, out_sim = dev[0].copy_to_host(), sim[0]
+        except Exception as e:
+            print(f"bits    {name:42s} the GPU run failed: {_first_line(e)}")
+            bad += 1
+            continue
+        same = np.array_equal(out_gpu.view(np.uint8), out_sim.view(np.uint8))
+        differ = int((out_gpu.view(np.uint8).reshape(out_gpu.shape + (-1,)) !=
+                      out_sim.view(np.uint8).reshape(out_sim.shape + (-1,))).any(axis=-1).sum())
+        rows = sorted({int(r) for r in np.argwhere(out_gpu != out_sim)[:, 0]}) if not same else []
+        print(f"bits    {name:42s} {'bit-for-bit equal' if same else f'{differ} elements differ (rows {rows})'}")
+        bad += not same
+    return bad
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--no-gpu", action="store_true")
+    args = ap.parse_args()
+    bad = 0
+    if not args.no_gpu:
+        for name, slug in REFUSED.items():
+            bad += not refused_on_gpu(name, slug)
+        mask_on_gpu()
+    bad += bits(not args.no_gpu)
+    print(f"{bad} contradict the judge" if bad else "0 contradict the judge")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
