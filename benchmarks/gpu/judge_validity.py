@@ -25,6 +25,9 @@ from numba import cuda  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks" / "gpu"))
+sys.path.insert(0, str(ROOT / "tests" / "gpusim"))
+
+from libdevice_kernels import bit_functions, dim3_locals, math_functions, rounded_arithmetic  # noqa: E402
 
 WRONG = ROOT / "tests" / "puzzles" / "wrong"
 REFUSED = {  # file: puzzle
@@ -36,51 +39,6 @@ REFUSED = {  # file: puzzle
 }
 MASK = ("warp_reduce__mask_names_only_the_lanes_kept.py", "warp-reduce")
 N = 64
-
-
-@cuda.jit
-def rounded_arithmetic(out, a, b, c):
-    i = cuda.threadIdx.x
-    out[0, i] = cuda.libdevice.fmul_rn(a[i], b[i]) + c[i]
-    out[1, i] = cuda.libdevice.fadd_rn(a[i] * b[i], c[i])
-    out[2, i] = a[i] * b[i] + c[i]
-    out[3, i] = cuda.libdevice.fmaf(a[i], b[i], c[i])
-    out[4, i] = cuda.libdevice.fdiv_rn(a[i], b[i])
-    out[5, i] = cuda.libdevice.frcp_rn(b[i])
-    out[6, i] = cuda.libdevice.fsub_rn(a[i], 10.0)
-
-
-@cuda.jit
-def math_functions(out, x, y):
-    i = cuda.threadIdx.x
-    out[0, i] = cuda.libdevice.expf(x[i])
-    out[1, i] = cuda.libdevice.exp(float(x[i]))
-    out[2, i] = cuda.libdevice.atan2f(x[i], y[i])
-    out[3, i] = cuda.libdevice.fmaxf(x[i], y[i])
-    out[4, i] = cuda.libdevice.fminf(x[i], y[i])
-    out[5, i] = cuda.libdevice.isnanf(y[i])
-    out[6, i] = cuda.libdevice.fsqrt_rn(abs(x[i]))
-
-
-@cuda.jit
-def bit_functions(out, v):
-    i = cuda.threadIdx.x
-    out[0, i] = cuda.libdevice.popc(v[i])
-    out[1, i] = cuda.libdevice.clz(v[i])
-    out[2, i] = cuda.libdevice.ffs(v[i])
-    out[3, i] = cuda.libdevice.brev(v[i])
-    out[4, i] = cuda.libdevice.max(v[i], 7)
-
-
-@cuda.jit
-def dim3_locals(out):
-    tid = cuda.threadIdx
-    bid = cuda.blockIdx
-    size = cuda.blockDim
-    i = bid.x * size.x + tid.x
-    out[0, i] = tid.x
-    out[1, i] = bid.x
-    out[2, i] = tid.y + size.y
 
 
 def _bit_cases():

@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 import pytest
+from libdevice_kernels import bit_functions, dim3_locals, math_functions, rounded_arithmetic
 from numba import cuda
-from numba.cuda import libdevice
 
 import gpusim
 from gpusim import KernelCompileError
@@ -26,17 +26,6 @@ def _floats(seed: int) -> tuple[np.ndarray, ...]:
     rng = np.random.default_rng(seed)
     return tuple(rng.standard_normal(N).astype(np.float32) for _ in range(3))
 
-
-@cuda.jit
-def rounded_arithmetic(out, a, b, c):
-    i = cuda.threadIdx.x
-    out[0, i] = cuda.libdevice.fmul_rn(a[i], b[i]) + c[i]
-    out[1, i] = cuda.libdevice.fadd_rn(a[i] * b[i], c[i])
-    out[2, i] = a[i] * b[i] + c[i]
-    out[3, i] = cuda.libdevice.fmaf(a[i], b[i], c[i])
-    out[4, i] = cuda.libdevice.fdiv_rn(a[i], b[i])
-    out[5, i] = cuda.libdevice.frcp_rn(b[i])
-    out[6, i] = cuda.libdevice.fsub_rn(a[i], 10.0)        # the literal narrows to float32, as in numba-cuda
 
 
 def test_rounded_arithmetic_is_never_contracted_and_fma_is_one_rounding():
@@ -52,17 +41,6 @@ def test_rounded_arithmetic_is_never_contracted_and_fma_is_one_rounding():
     assert np.array_equal(out[6], a - np.float32(10))
 
 
-@cuda.jit
-def math_functions(out, x, y):
-    i = cuda.threadIdx.x
-    out[0, i] = cuda.libdevice.expf(x[i])
-    out[1, i] = libdevice.exp(float(x[i]))
-    out[2, i] = cuda.libdevice.atan2f(x[i], y[i])
-    out[3, i] = cuda.libdevice.fmaxf(x[i], y[i])
-    out[4, i] = cuda.libdevice.fminf(x[i], y[i])
-    out[5, i] = cuda.libdevice.isnanf(y[i])
-    out[6, i] = cuda.libdevice.fsqrt_rn(abs(x[i]))
-
 
 def test_math_functions_and_c_fmax():
     x, y, _ = _floats(2)
@@ -75,15 +53,6 @@ def test_math_functions_and_c_fmax():
     assert out[5].tolist() == [1.0 if k % 4 == 0 else 0.0 for k in range(N)]
     assert np.array_equal(out[6], np.sqrt(np.abs(x)))
 
-
-@cuda.jit
-def bit_functions(out, v):
-    i = cuda.threadIdx.x
-    out[0, i] = cuda.libdevice.popc(v[i])
-    out[1, i] = cuda.libdevice.clz(v[i])
-    out[2, i] = cuda.libdevice.ffs(v[i])
-    out[3, i] = cuda.libdevice.brev(v[i])
-    out[4, i] = cuda.libdevice.max(v[i], 7)
 
 
 def test_bit_functions_on_int32():
@@ -117,16 +86,6 @@ def test_what_numba_cuda_refuses_or_gpusim_lacks_is_a_compile_error():
 
 # --- a dim3 in a local ------------------------------------------------------------------------------------
 
-
-@cuda.jit
-def dim3_locals(out):
-    tid = cuda.threadIdx
-    bid = cuda.blockIdx
-    size = cuda.blockDim
-    i = bid.x * size.x + tid.x
-    out[0, i] = tid.x
-    out[1, i] = bid.x
-    out[2, i] = tid.y + size.y
 
 
 def test_a_dim3_local_reads_the_threads_own_values():
