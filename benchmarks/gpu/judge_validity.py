@@ -7,7 +7,8 @@ functions and dim3 locals gpusim now runs must give the GPU's bits.
 1. Each refused file of tests/puzzles/wrong/ (REFUSED) is loaded and launched with numba-cuda on its
    puzzle's first case: "fails on the GPU" (with numba-cuda's error) is what the judge's verdict claims.
 2. The warp-mask file (undefined behaviour in PTX): what the GPU computed, for the record.
-3. Kernels using cuda.libdevice and a dim3 local, run on the GPU and on gpusim: bit-for-bit equal or not.
+3. Kernels using cuda.libdevice and a dim3 local, run on the GPU and on gpusim: bit for bit, but for the rows
+   a libdevice approximation computes (expf, exp, atan2f), whose ulps are printed.
 One line per item; the last line counts the items that contradict the judge.
 """
 
@@ -39,6 +40,11 @@ REFUSED = {  # file: puzzle
 }
 MASK = ("warp_reduce__mask_names_only_the_lanes_kept.py", "warp-reduce")
 N = 64
+
+
+#: rows computed by a libdevice approximation (expf, exp, atan2f): gpusim's NumPy value may differ by a few
+#: ulps (docs/gpu-semantics.md); reported, not counted. Every other row must be bit-for-bit the GPU's.
+APPROXIMATE = {"libdevice math": (0, 1, 2)}
 
 
 def _bit_cases():
@@ -111,12 +117,15 @@ def bits(gpu: bool) -> int:
             print(f"bits    {name:42s} the GPU run failed: {_first_line(e)}")
             bad += 1
             continue
-        same = np.array_equal(out_gpu.view(np.uint8), out_sim.view(np.uint8))
-        differ = int((out_gpu.view(np.uint8).reshape(out_gpu.shape + (-1,)) !=
-                      out_sim.view(np.uint8).reshape(out_sim.shape + (-1,))).any(axis=-1).sum())
-        rows = sorted({int(r) for r in np.argwhere(out_gpu != out_sim)[:, 0]}) if not same else []
-        print(f"bits    {name:42s} {'bit-for-bit equal' if same else f'{differ} elements differ (rows {rows})'}")
-        bad += not same
+        from run_solutions import ulp_diff
+
+        ulps = [ulp_diff(out_sim[r], out_gpu[r]) for r in range(out_gpu.shape[0])]
+        exact_bad = [r for r, u in enumerate(ulps) if u and r not in APPROXIMATE.get(name, ())]
+        approx = {r: ulps[r] for r in APPROXIMATE.get(name, ())}
+        verdict = "bit-for-bit equal" if not any(ulps) else f"rows differing {exact_bad or 'none of the exact ones'}"
+        extra = f"; transcendental rows, ulps: {approx}" if approx else ""
+        print(f"bits    {name:42s} {verdict}{extra}")
+        bad += bool(exact_bad)
     return bad
 
 
