@@ -19,6 +19,7 @@ from ..ir import nodes as N
 from ..ir.types import BOOL, INT32, INT64, UINT32, Array, Scalar, Tuple, scalar
 from . import typing as ty
 from .constants import dtype_from_string
+from .libdevice import libdevice_call
 from .names import BuiltinRef, ConstArrayRef, CudaRef, DeviceFnRef, DTypeRef, MathRef
 
 
@@ -144,6 +145,8 @@ class CallLowering:
     # -- cuda ---------------------------------------------------------------------------------------------------
     def cuda_call(self, path: str, node: ast.Call, used: bool) -> N.Expr | None:
         line = node.lineno
+        if path.startswith("libdevice."):
+            return libdevice_call(self, path[len("libdevice."):], node)
         if path not in CALL_SIGNATURES:
             raise self.error(node, f"cuda.{path} is not supported by gpusim")
         if path in _SHUFFLES and (len(node.args) > 3 or any(k.arg == "width" for k in node.keywords)):

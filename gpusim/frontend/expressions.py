@@ -219,6 +219,9 @@ class ExprLowering:
         ref = self.resolve(node)
         if ref is not None:
             return self.ref_value(ref, node)
+        alias = self.dim3_alias(node.value)
+        if alias is not None and node.attr in ("x", "y", "z"):
+            return self.ref_value(CudaRef(f"{alias}.{node.attr}"), node)
         base = self.expr(node.value)
         t = base.type
         line = node.lineno
@@ -232,6 +235,23 @@ class ExprLowering:
                 return N.Const(t.ndim, type=INT64, line=line)
             raise self.error(node, f"the array attribute .{node.attr} is not supported in a kernel")
         raise self.error(node, f"the attribute .{node.attr} is not supported in a kernel")
+
+    def dim3_alias(self, node: ast.AST) -> str | None:
+        """``"threadIdx"`` for a local ``tid`` that every assignment in the function sets to ``cuda.threadIdx``
+        (likewise blockIdx, blockDim, gridDim) and that is assigned on this path: numba-cuda types it as a
+        dim3, whose ``.x``/``.y``/``.z`` are the thread's own values."""
+        if not isinstance(node, ast.Name) or node.id not in self.env or node.id in self.params:
+            return None
+        aliases = self.__dict__.setdefault("_dim3_aliases", {})
+        if node.id not in aliases:
+            stores = [n for n in ast.walk(self.tree) if isinstance(n, ast.Name) and n.id == node.id
+                      and isinstance(n.ctx, ast.Store)]
+            sets = [n.value for n in ast.walk(self.tree) if isinstance(n, ast.Assign)
+                    and len(n.targets) == 1 and n.targets[0] in stores]
+            paths = {ref.path if isinstance(ref := self.resolve(v), CudaRef) else None for v in sets}
+            alias = paths.pop() if len(sets) == len(stores) and len(paths) == 1 else None
+            aliases[node.id] = alias if alias in _DIM3 else None
+        return aliases[node.id]
 
     def subscript(self, node: ast.Subscript) -> N.Expr:
         base = self.expr(node.value)

@@ -94,6 +94,8 @@ def classify_global(name: str, obj: Any) -> Any:
         mname = obj.__name__
         if mname in ("numba.types", "numba.cuda.types") or mname.startswith("numba.core.types"):
             return ModuleRef("numba")
+        if mname == "numba.cuda.libdevice":
+            return CudaRef("libdevice")
         if mname == "numba.cuda" or mname.startswith("numba.cuda."):
             return ModuleRef("cuda")
         if mname == "math":
@@ -111,6 +113,8 @@ def classify_global(name: str, obj: Any) -> Any:
     mod = getattr(obj, "__module__", None) or ""
     if mod.startswith("numba.cuda") and not isinstance(obj, (int, float)):
         qual = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or name
+        if mod == "numba.cuda.libdevice":       # from numba.cuda.libdevice import expf
+            qual = f"libdevice.{qual}"
         return CudaRef(str(qual))
     if isinstance(obj, (bool, int, float, np.integer, np.floating, np.bool_)):
         return obj

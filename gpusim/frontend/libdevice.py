@@ -1,0 +1,131 @@
+"""``cuda.libdevice.<name>(...)``: the libdevice functions gpusim computes, each as an IR node it already has.
+
+numba-cuda declares every libdevice function with exactly one signature (``numba/cuda/libdevicefuncs.py``):
+a name ending in ``f`` takes and gives float32, the plain name float64, and arguments convert to it as for
+any call (``fadd_rn(a[i], 10.0)`` narrows the literal to float32). Arguments are positional only.
+
+What each becomes:
+
+* the C math functions (``expf``, ``exp``, ``atan2f``, ``tgamma``, ...): the ``math.*`` intrinsic of that
+  name in the declared type. numba lowers ``math.exp`` of a float32 to this same ``__nv_expf``.
+* ``fmax``/``fmin``: C's, which return the other operand when one is NaN (IR ``max``/``min`` propagate NaN).
+* arithmetic rounded to nearest (``fadd_rn``, ``fmul_rn``, ``ddiv_rn``, ``frcp_rn``, ``fsqrt_rn``, ...):
+  the plain operation, which rounds to nearest already, but never contracted into a fused multiply-add:
+  libdevice writes them as ``add.rn``/``mul.rn`` instructions, which the compiler leaves apart. Operands and
+  result pass through temporaries, which the FMA pass (``gpusim.ir.fma``) does not look through.
+* ``fma``/``fmaf`` (and their ``_rn``): one ``Fma``.
+* ``isnanf``, ``isinfd``, ``finitef``, ...: int32 0 or 1.
+* the integer bit functions (``popc``, ``popcll``, ``clz``, ``ffs``, ``brev``, ``abs``, ``min``, ...) on
+  int32 (``ll``: int64).
+
+Other names (directed rounding ``_rd``/``_ru``/``_rz``, ``fast_*``, Bessel functions, ...) are a clear
+"not supported by gpusim yet", never a wrong value.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from ..faults import KernelCompileError
+from ..ir import nodes as N
+from ..ir.types import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, UINT64, Scalar
+from . import typing as ty
+
+_MATH1 = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "ceil", "cos", "cosh", "erf", "erfc", "exp",
+          "exp2", "expm1", "fabs", "floor", "lgamma", "log", "log10", "log1p", "log2", "sin", "sinh", "sqrt",
+          "tan", "tanh", "trunc")
+_MATH2 = ("atan2", "copysign", "fmod", "hypot", "nextafter", "pow", "remainder")
+
+
+def _table() -> dict[str, tuple[str, tuple[Scalar, ...], Scalar]]:
+    """name -> (what it lowers to, parameter types, result type)."""
+    t: dict[str, tuple[str, tuple[Scalar, ...], Scalar]] = {}
+    for suffix, f in (("", FLOAT64), ("f", FLOAT32)):
+        for name in _MATH1:
+            t[name + suffix] = (f"math.{name}", (f,), f)
+        t["tgamma" + suffix] = ("math.gamma", (f,), f)
+        for name in _MATH2:
+            t[name + suffix] = (f"math.{name}", (f, f), f)
+        t["ldexp" + suffix] = ("math.ldexp", (f, INT32), f)
+        t["fmax" + suffix] = ("fmax", (f, f), f)
+        t["fmin" + suffix] = ("fmin", (f, f), f)
+        t["fma" + suffix] = t["fma" + suffix + "_rn"] = ("fma", (f, f, f), f)
+    for prefix, f in (("f", FLOAT32), ("d", FLOAT64)):
+        for op in ("add", "sub", "mul", "div"):
+            t[f"{prefix}{op}_rn"] = (op if op != "div" else "truediv", (f, f), f)
+        t[f"{prefix}rcp_rn"] = ("rcp", (f,), f)
+        t[f"{prefix}sqrt_rn"] = ("math.sqrt", (f,), f)
+    del t["dsub_rn"]                                   # libdevice has no __nv_dsub_rn
+    for name, f, suffix in (("isnan", FLOAT32, "f"), ("isnan", FLOAT64, "d"), ("isinf", FLOAT32, "f"),
+                            ("isinf", FLOAT64, "d"), ("isfinite", FLOAT64, "d")):
+        t[name + suffix] = (f"math.{name}", (f,), INT32)
+    t["finitef"] = ("math.isfinite", (FLOAT32,), INT32)
+    for suffix, i in (("", INT32), ("ll", INT64)):
+        t["popc" + suffix] = ("popc", (i,), INT32)
+        t["clz" + suffix] = ("clz", (i,), INT32)
+        t["ffs" + suffix] = ("ffs", (i,), INT32)
+        t["brev" + suffix] = ("brev", (i,), i)
+    t["abs"], t["llabs"] = ("abs", (INT32,), INT32), ("abs", (INT64,), INT64)
+    for name, i in (("min", INT32), ("max", INT32), ("llmin", INT64), ("llmax", INT64)):
+        t[name] = (name[-3:], (i, i), i)
+    return t
+
+
+FUNCTIONS = _table()
+
+
+def libdevice_call(low: Any, name: str, node: ast.Call) -> N.Expr:
+    """``cuda.libdevice.<name>(...)`` lowered by ``low`` (a FunctionLowering)."""
+    line = node.lineno
+    if name not in FUNCTIONS:
+        raise low.error(node, f"cuda.libdevice.{name} is not supported by gpusim yet")
+    what, params, ret = FUNCTIONS[name]
+    if node.keywords:
+        raise low.error(node, f"cuda.libdevice.{name}() takes no keyword arguments", KernelCompileError)
+    args = [low.expr(a) for a in node.args]
+    if len(args) != len(params) or ty.resolve([ty.sig(ret, *params)], tuple(a.type for a in args)) is None:
+        got = ", ".join(str(a.type) for a in args)
+        want = ", ".join(str(p) for p in params)
+        raise low.error(node, f"numba-cuda's cuda.libdevice.{name} takes ({want}), not ({got})", KernelCompileError)
+    xs = [low.cast(a, p) for a, p in zip(args, params)]
+    if what.startswith("math."):
+        e: N.Expr = N.Intrinsic(what, xs, type=BOOL if ret == INT32 else ret, line=line)
+        return low.cast(e, ret)
+    if what == "fma":
+        return N.Fma(*xs, type=ret, line=line)
+    if what in ("add", "sub", "mul", "truediv", "rcp"):
+        if what == "rcp":
+            xs, what = [N.Const(1.0, type=ret, line=line), xs[0]], "truediv"
+        return _apart(low, xs, lambda a, b: N.Binary(what, a, b, type=ret, line=line), ret, line)
+    if what in ("fmax", "fmin"):
+        return _apart(low, xs, lambda a, b: _c_max(what[1:], a, b, ret, line), ret, line)
+    if what == "brev":
+        unsigned = UINT32 if ret == INT32 else UINT64
+        return low.cast(N.Intrinsic("brev", [low.cast(xs[0], unsigned)], type=unsigned, line=line), ret)
+    if what == "ffs":
+        return low.cast(N.Intrinsic("ffs", xs, type=UINT32, line=line), INT32)
+    if what in ("popc", "clz"):
+        return low.cast(N.Intrinsic(what, xs, type=xs[0].type, line=line), INT32)
+    return N.Intrinsic(what, xs, type=ret, line=line)       # abs, min, max
+
+
+def _apart(low: Any, xs: list[N.Expr], make: Any, ret: Scalar, line: int) -> N.Expr:
+    """``make(*operands)`` with every operand and the result held in temporaries: each evaluated once, and
+    nothing the FMA pass could contract with the operation or with what uses its result."""
+    names = [low.tmp() for _ in xs]
+    result = low.tmp()
+    body: N.Expr = N.Let(result, make(*(N.Var(v, type=x.type, line=line) for v, x in zip(names, xs))),
+                         N.Var(result, type=ret, line=line), type=ret, line=line)
+    for v, x in reversed(list(zip(names, xs))):
+        body = N.Let(v, x, body, type=ret, line=line)
+    return body
+
+
+def _c_max(op: str, a: N.Expr, b: N.Expr, t: Scalar, line: int) -> N.Expr:
+    """C's fmax/fmin of two temporaries: the other operand where one is NaN, else max/min."""
+    def isnan(x: N.Expr) -> N.Expr:
+        return N.Intrinsic("math.isnan", [x], type=BOOL, line=line)
+
+    both = N.Intrinsic(op, [a, b], type=t, line=line)
+    return N.Select(isnan(a), b, N.Select(isnan(b), a, both, type=t, line=line), type=t, line=line)
