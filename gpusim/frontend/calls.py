@@ -19,7 +19,7 @@ from ..ir import nodes as N
 from ..ir.types import BOOL, INT32, INT64, UINT32, Array, Scalar, Tuple, scalar
 from . import typing as ty
 from .constants import dtype_from_string
-from .names import BuiltinRef, ConstArrayRef, CudaRef, DeviceFnRef, DTypeRef, MathRef
+from .names import MATH_CONSTS, BuiltinRef, ConstArrayRef, CudaRef, DeviceFnRef, DTypeRef, MathRef
 
 
 def _signature(spec: str) -> inspect.Signature:
@@ -134,12 +134,52 @@ class CallLowering:
         except (TypeError, ValueError) as e:
             raise self.error(node, f"{func.__name__}() takes {func.__code__.co_argcount} arguments: {e}",
                              KernelCompileError) from None
-        args = [self.expr(bound.arguments[p]) for p in params if p in bound.arguments]
-        if len(args) != len(params):
-            raise self.error(node, f"{func.__name__}() takes {len(params)} arguments, {len(args)} given",
+        if len(bound.arguments) != len(params):
+            raise self.error(node, f"{func.__name__}() takes {len(params)} arguments, {len(bound.arguments)} given",
                              KernelCompileError)
-        callee = self.builder.callee(func, tuple(a.type for a in args), node, self)
+        rebound = self.builder.source(func).tree
+        reassigned = {n.id for n in ast.walk(rebound) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        args, statics = [], []
+        for p in params:
+            arg = bound.arguments[p]
+            fixed = self.static_arg(arg, reassigned_in_callee=p in reassigned)
+            if fixed is not None:
+                statics.append((p, fixed))
+            else:
+                args.append(self.expr(arg))
+        callee = self.builder.callee(func, tuple(a.type for a in args), node, self, tuple(statics))
         return N.Call(callee.name, args, type=callee.return_type, line=node.lineno)
+
+    def static_arg(self, node: ast.AST, reassigned_in_callee: bool) -> Any:
+        """What a device function's argument is at compile time, where numba specialises the callee on it: a
+        function, intrinsic or dtype passed as a value (numba types it as a ``Function``/``NumberClass`` of that
+        one object), an integer or bool literal or a tuple of integer literals (numba's ``IntegerLiteral``,
+        ``BooleanLiteral``, a tuple of them: what ``cuda.shared.array`` needs as a shape). None for a runtime
+        value. Literals bind as constants only where the callee never assigns the parameter."""
+        if isinstance(node, ast.Constant):
+            v = node.value
+            return v if isinstance(v, (bool, int)) and not reassigned_in_callee else None
+        if isinstance(node, ast.Tuple):
+            items = [self.static_arg(e, reassigned_in_callee) for e in node.elts]
+            if items and all(isinstance(v, int) and not isinstance(v, bool) for v in items):
+                return tuple(items)
+            return None
+        if not isinstance(node, (ast.Name, ast.Attribute)):
+            return None
+        ref = self.resolve(node)
+        if ref is None:
+            return None
+        if isinstance(ref, (DeviceFnRef, DTypeRef, BuiltinRef)) or (
+                isinstance(ref, CudaRef) and ref.path in CALL_SIGNATURES) or (
+                isinstance(ref, MathRef) and ref.name not in MATH_CONSTS):
+            return ref
+        if reassigned_in_callee:
+            return None
+        if isinstance(ref, (bool, int)) and not isinstance(ref, np.generic):
+            return ref
+        if isinstance(ref, tuple) and ref and all(isinstance(v, int) and not isinstance(v, bool) for v in ref):
+            return ref
+        return None
 
     # -- cuda ---------------------------------------------------------------------------------------------------
     def cuda_call(self, path: str, node: ast.Call, used: bool) -> N.Expr | None:

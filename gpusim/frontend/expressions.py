@@ -94,7 +94,7 @@ class ExprLowering:
 
     # -- names ------------------------------------------------------------------------------------------------
     def global_ref(self, name: str, node: ast.AST) -> Any:
-        cache = self.builder.global_cache(self.func)
+        cache = self.builder.global_cache(self.cache_key)
         if name in cache:
             return cache[name]
         if name in self.globals:

@@ -41,7 +41,7 @@ class FunctionLowering(ExprLowering, CallLowering):
     """Lowers one function for one tuple of argument types; ``builder`` supplies callees and globals."""
 
     def __init__(self, builder: Builder, func: Any, src: Source, key: str, arg_types: tuple[Type, ...],
-                 is_kernel: bool, globals_: dict[str, Any]):
+                 is_kernel: bool, globals_: dict[str, Any], statics: tuple = ()):
         self.builder = builder
         self.func = func
         self.src = src
@@ -49,9 +49,16 @@ class FunctionLowering(ExprLowering, CallLowering):
         self.is_kernel = is_kernel
         self.globals = globals_
         self.tree = src.tree
-        self.params = [a.arg for a in self.tree.args.args]
+        # compile-time arguments (functions, dtypes, integer literals and shapes passed to a device function)
+        # are constants of this specialisation, as numba types them: names like globals, not parameters
+        self.statics = statics
+        self.cache_key = (func, statics) if statics else func
+        fixed = dict(statics)
+        self.params = [a.arg for a in self.tree.args.args if a.arg not in fixed]
         self.arg_types = arg_types
-        self.locals = assigned_names(self.tree)
+        self.locals = assigned_names(self.tree) - set(fixed)
+        cache = builder.global_cache(self.cache_key)
+        cache.update(fixed)
         self.env: dict[str, Type] = {}
         self.live = True
         self.loops: list[LoopContext] = []
