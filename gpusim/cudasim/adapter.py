@@ -10,7 +10,8 @@ the simulator drops. A launch:
    with scalars cast to the eager signature's types where there is one;
 2. runs ``gpusim.launch`` on a copy of the kernel whose global and closure arrays are frozen at its first
    launch (numba compiles them in as constants);
-3. raises the first fault the policy says to raise (``policy.as_raised``), or copies the results back.
+3. writes what the kernel printed to stdout, then raises the first fault the policy says to raise
+   (``policy.as_raised``), or copies the results back.
 
 A kernel gpusim cannot run — a compile error, an argument it does not take, a Python error in gpusim's code
 for it — is an error in ``strict`` mode; in ``fallback`` mode any device array gpusim wrote is restored, numba's
@@ -32,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..frontend.names import CapturedDeviceArray
+from ..frontend.source import remember_exec_sources
 from ..launch import launch
 from .policy import FaultPolicy, as_raised, is_limitation
 
@@ -71,6 +73,7 @@ def attach(mode: str = "fallback", faults: str | None = None) -> None:
                            "in for: set NUMBA_ENABLE_CUDASIM=1 (or call gpusim.install()) before numba.cuda is "
                            "imported")
     _settings.mode, _settings.policy = mode, policy
+    remember_exec_sources()  # kernels built by exec of a string (numba reads bytecode; gpusim reads source)
     if _patched:
         return
     from numba.cuda import simulator
@@ -150,6 +153,7 @@ def _launch(kernel: Any, args: tuple, original_call: Any) -> Any:
         return _cannot_run(kernel, limitation, limitation, args, original_call, saved, t0)
     fault = _settings.policy.first_to_raise(report.faults)
     _stats.gpusim_launches += 1
+    _write_output(report)
     try:
         if fault is not None:
             raise as_raised(fault) from None
@@ -158,6 +162,14 @@ def _launch(kernel: Any, args: tuple, original_call: Any) -> Any:
     finally:
         _stats.gpusim_seconds += time.perf_counter() - t0
     return None
+
+
+def _write_output(report: Any) -> None:
+    """What the kernel printed, to stdout, as numba's simulator prints it (and a GPU, at the next sync)."""
+    if report.output:
+        sys.stdout.write("".join(rec.text + "\n" for rec in report.output))
+    if report.output_dropped:
+        sys.stderr.write(f"gpusim: {report.output_dropped} more lines printed by the kernel were not kept\n")
 
 
 def _cannot_run(kernel: Any, error: Exception, fault: Any, args: tuple, original_call: Any, saved: list,

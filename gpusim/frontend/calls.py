@@ -19,7 +19,18 @@ from ..ir import nodes as N
 from ..ir.types import BOOL, INT32, INT64, UINT32, Array, Scalar, Tuple, scalar
 from . import typing as ty
 from .constants import dtype_from_string
-from .names import MATH_CONSTS, BuiltinRef, ConstArrayRef, CudaRef, DeviceFnRef, DTypeRef, MathRef
+from .names import (
+    MATH_CONSTS,
+    OPERATOR_BINARY,
+    OPERATOR_UNARY,
+    BuiltinRef,
+    ConstArrayRef,
+    CudaRef,
+    DeviceFnRef,
+    DTypeRef,
+    MathRef,
+    OperatorRef,
+)
 
 
 def _signature(spec: str) -> inspect.Signature:
@@ -123,7 +134,21 @@ class CallLowering:
             return self.type_cast(ref.dtype, node)
         if isinstance(ref, BuiltinRef):
             return self.builtin_call(ref.name, node)
+        if isinstance(ref, OperatorRef):
+            return self.operator_call(ref.name, node)
         raise self.error(node, f"{ast.unparse(node.func)}() is not supported in a kernel")
+
+    def operator_call(self, name: str, node: ast.Call) -> N.Expr:
+        """``operator.add(a, b)``: the operator itself, as numba-cuda types it."""
+        unary = name in OPERATOR_UNARY
+        want = 1 if unary else 2
+        if node.keywords or len(node.args) != want:
+            raise self.error(node, f"operator.{name}() takes {want} positional argument{'s' if want > 1 else ''}",
+                             KernelCompileError)
+        if unary:
+            op = {"neg": ast.USub(), "pos": ast.UAdd(), "invert": ast.Invert(), "not": ast.Not()}[OPERATOR_UNARY[name]]
+            return self.unary(ast.copy_location(ast.UnaryOp(op, node.args[0]), node))
+        return self.binary(OPERATOR_BINARY[name], self.expr(node.args[0]), self.expr(node.args[1]), node)
 
     # -- device functions -----------------------------------------------------------------------------------
     def device_call(self, ref: DeviceFnRef, node: ast.Call) -> N.Expr | None:
@@ -169,7 +194,7 @@ class CallLowering:
         ref = self.resolve(node)
         if ref is None:
             return None
-        if isinstance(ref, (DeviceFnRef, DTypeRef, BuiltinRef)) or (
+        if isinstance(ref, (DeviceFnRef, DTypeRef, BuiltinRef, OperatorRef)) or (
                 isinstance(ref, CudaRef) and ref.path in CALL_SIGNATURES) or (
                 isinstance(ref, MathRef) and ref.name not in MATH_CONSTS):
             return ref

@@ -32,7 +32,7 @@ class CudaRef:
 
 @dataclass(frozen=True)
 class ModuleRef:
-    kind: str  # "cuda" | "math" | "numpy" | "numba"
+    kind: str  # "cuda" | "math" | "numpy" | "numba" | "operator"
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,22 @@ class DTypeRef:
     """A scalar type usable as a cast or a dtype: numba.float32, np.int32, ..."""
 
     dtype: np.dtype
+
+
+#: the ``operator`` module's functions a kernel may call, and the operator each one is (numba-cuda types
+#: ``operator.add(a, b)`` as ``a + b``)
+OPERATOR_BINARY = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "truediv", "floordiv": "floordiv",
+                   "mod": "mod", "pow": "pow", "lshift": "lshift", "rshift": "rshift", "or_": "or", "xor": "xor",
+                   "and_": "and", "eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge"}
+OPERATOR_UNARY = {"neg": "neg", "pos": "pos", "invert": "invert", "inv": "invert", "not_": "not"}
+
+
+@dataclass(frozen=True)
+class OperatorRef:
+    """``operator.<name>`` (or a name bound to it): a function of the operator module (``OPERATOR_BINARY``,
+    ``OPERATOR_UNARY``)."""
+
+    name: str
 
 
 @dataclass(frozen=True)
@@ -88,6 +104,17 @@ def _dtype_of(obj: Any) -> np.dtype | None:
     return None
 
 
+def _operator_name(obj: Any) -> str | None:
+    """The name of an ``operator``-module function a kernel may call, or None."""
+    import operator
+
+    name = getattr(obj, "__name__", None)
+    if isinstance(obj, types.BuiltinFunctionType) and isinstance(name, str) and \
+            (name in OPERATOR_BINARY or name in OPERATOR_UNARY) and getattr(operator, name, None) is obj:
+        return name
+    return None
+
+
 def classify_global(name: str, obj: Any) -> Any:
     """Turn a global (or closure) value into what a kernel may use it as, or raise ``LookupError``."""
     if isinstance(obj, types.ModuleType):
@@ -102,7 +129,12 @@ def classify_global(name: str, obj: Any) -> Any:
             return ModuleRef("numpy")
         if mname == "numba":
             return ModuleRef("numba")
+        if mname == "operator":
+            return ModuleRef("operator")
         raise LookupError(f"module {mname!r}")
+    op = _operator_name(obj)
+    if op is not None:
+        return OperatorRef(op)
     if hasattr(obj, "py_func") and callable(getattr(obj, "py_func", None)):
         return DeviceFnRef(obj.py_func)
     dt = _dtype_of(obj)
@@ -171,6 +203,11 @@ def qualified(base: Any, parts: list[str]) -> Any:
             return CudaRef(".".join(parts))
         if base.kind == "math":
             return MathRef(".".join(parts))
+        if base.kind == "operator":
+            import operator
+
+            return OperatorRef(parts[0]) if len(parts) == 1 and _operator_name(getattr(operator, parts[0], None)) \
+                else OtherRef("operator", ".".join(parts))
         if base.kind == "numba" and parts[0] == "cuda" and len(parts) > 1:  # numba.cuda.grid(1)
             return CudaRef(".".join(parts[1:]))
         mod: Any = np if base.kind == "numpy" else __import__("numba")
