@@ -24,7 +24,7 @@ _UFUNCS = {"math.sqrt": "np.sqrt", "math.exp": "np.exp", "math.exp2": "np.exp2",
            "math.acos": "np.arccos", "math.atan": "np.arctan", "math.atan2": "np.arctan2", "math.sinh": "np.sinh",
            "math.cosh": "np.cosh", "math.tanh": "np.tanh", "math.asinh": "np.arcsinh", "math.acosh": "np.arccosh",
            "math.atanh": "np.arctanh", "math.pow": "np.power", "math.fabs": "np.fabs", "math.floor": "np.floor",
-           "math.ceil": "np.ceil", "math.trunc": "np.trunc", "math.hypot": "np.hypot",
+           "math.ceil": "np.ceil", "math.trunc": "np.trunc", "math.rint": "np.rint", "math.hypot": "np.hypot",
            "math.copysign": "np.copysign", "math.fmod": "np.fmod", "math.radians": "np.radians",
            "math.degrees": "np.degrees", "math.isnan": "np.isnan", "math.isinf": "np.isinf",
            "math.isfinite": "np.isfinite", "math.nextafter": "np.nextafter", "math.cbrt": "np.cbrt",
@@ -33,7 +33,7 @@ _UFUNCS = {"math.sqrt": "np.sqrt", "math.exp": "np.exp", "math.exp2": "np.exp2",
 _HELPERS = {"math.erf", "math.erfc", "math.gamma", "math.lgamma", "math.remainder", "math.ldexp", "math.frexp",
             "math.modf", "round", "round_ndigits", "popc", "clz", "ffs", "brev"}
 #: math functions that are not floating-point work for FLOP counting
-_NOT_FLOPS = {"math.fabs", "math.floor", "math.ceil", "math.trunc", "math.isnan", "math.isinf", "math.isfinite",
+_NOT_FLOPS = {"math.fabs", "math.floor", "math.ceil", "math.trunc", "math.rint", "math.isnan", "math.isinf", "math.isfinite",
               "math.copysign", "math.frexp", "math.modf", "math.nextafter", "math.ldexp"}
 #: nesting of generated expressions past which a value goes to a temporary (Python's parser has a limit)
 MAX_NESTING = 24
