@@ -250,10 +250,19 @@ def _cast_to_signature(kernel: Any, values: list) -> list:
     for i, (v, ty) in enumerate(zip(values, argtypes)):
         if isinstance(ty, (nbtypes.Integer, nbtypes.Float, nbtypes.Boolean)) and not isinstance(v, np.ndarray):
             try:
-                out[i] = as_dtype(ty).type(v)
+                out[i] = _converted(v, as_dtype(ty))
             except (TypeError, ValueError, OverflowError):
                 pass
     return out
+
+
+def _converted(value: Any, dtype: np.dtype) -> Any:
+    """A scalar argument as numba passes it for a signature's type: a Python int that does not fit wraps, as
+    the C conversion numba emits does (``0xFFFFFFFF`` for an ``int32`` is -1)."""
+    if isinstance(value, int) and not isinstance(value, bool) and dtype.kind in "iu":
+        wide = np.int64(value) if -(1 << 63) <= value < (1 << 63) else np.uint64(value)
+        return wide.astype(dtype)
+    return dtype.type(value)
 
 
 def _frozen(kernel: Any) -> Any:

@@ -134,6 +134,9 @@ class CallLowering:
 
     def call(self, node: ast.Call, used: bool) -> N.Expr | None:
         ref = self.resolve(node.func)
+        if ref is None and isinstance(node.func, ast.Attribute) and node.func.attr == "bit_count" \
+                and not node.args and not node.keywords:
+            return self.bit_count(node)
         if ref is None:
             raise self.error(node, f"{ast.unparse(node.func)}() is not a device function or supported intrinsic")
         if isinstance(ref, DeviceFnRef):
@@ -149,6 +152,14 @@ class CallLowering:
         if isinstance(ref, OperatorRef):
             return self.operator_call(ref.name, node)
         raise self.error(node, f"{ast.unparse(node.func)}() is not supported in a kernel")
+
+    def bit_count(self, node: ast.Call) -> N.Expr:
+        """``x.bit_count()`` of an integer: its set bits (numba-cuda lowers it to ``popc``)."""
+        x = self.expr(node.func.value)
+        sig = ty.cuda_call("popc", (x.type,)) if isinstance(x.type, Scalar) and x.type.is_int else None
+        if sig is None:
+            raise self.error(node, f"a {x.type} has no .bit_count() in a kernel (integers have)", KernelCompileError)
+        return N.Intrinsic("popc", [self.cast(x, sig.args[0])], type=sig.ret, line=node.lineno)
 
     def fp16_call(self, name: str, values: list[N.Expr], node: ast.Call) -> N.Expr:
         """``cuda.fp16.h*``: float16 arithmetic, comparisons and math."""
