@@ -16,7 +16,7 @@ from .backends.lanes.codegen import Compiled, generate
 from .faults import KernelError, KernelFault, LaunchError, UnsupportedConstruct
 from .frontend.compiler import compile_module
 from .ir.nodes import Module
-from .ir.types import BOOL, FLOAT64, INT64, UINT64, Array, Type, array_of, scalar
+from .ir.types import BOOL, FLOAT64, INT64, UINT64, Array, Tuple, Type, array_of, scalar
 from .observe.events import LaunchInfo
 from .report import LaunchReport
 from .runtime.core import Abort, Runtime, timeout
@@ -72,6 +72,8 @@ def arg_type(value: Any, name: str, code: Any = None) -> Type:
         return scalar(value.dtype)
     if isinstance(value, complex):
         raise LaunchError(f"argument {name!r}: complex numbers are not supported")
+    if type(value) is tuple:  # numba's UniTuple/Tuple (namedtuples, with their field names, are not yet)
+        return Tuple(tuple(arg_type(v, f"{name}[{k}]", code) for k, v in enumerate(value)))
     if hasattr(value, "copy_to_host"):
         raise LaunchError(f"argument {name!r} is a device array; pass a NumPy array to the simulator")
     raise LaunchError(f"argument {name!r} is a {type(value).__name__}; kernels take NumPy arrays and numbers")
@@ -114,6 +116,13 @@ def _cached(owner: Any, key: Any, build) -> Compiled:
         if comp is None:
             comp = per_owner[key] = build()
     return comp
+
+
+def _leaves(name: str, value: Any, t: Type) -> list[tuple[str, Any, Type]]:
+    """(name, value, type) of each array and scalar in an argument, depth first through tuples."""
+    if not isinstance(t, Tuple):
+        return [(name, value, t)]
+    return [leaf for k, (v, it) in enumerate(zip(value, t.items)) for leaf in _leaves(f"{name}[{k}]", v, it)]
 
 
 def _scalar(v: Any, t: Type) -> Any:
@@ -168,12 +177,14 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         raise LaunchError(f"kernel {kname!r} takes {len(names)} arguments ({', '.join(names)}), {len(args)} given")
     signature = tuple(arg_type(v, n, None if isinstance(kernel, Module) else func.__code__)
                       for v, n in zip(args, names))
-    for name, v in zip(names, args):
+    # a tuple argument is passed as its items (the kernel's parameters: frontend.lower.tuple_leaves)
+    leaves = [leaf for n, v, t in zip(names, args, signature) for leaf in _leaves(n, v, t)]
+    for name, v, _ in leaves:
         if isinstance(v, np.ndarray) and not v.flags.writeable:
             raise LaunchError(f"argument {name!r} is read-only; pass a writable array")
     if isinstance(kernel, Module):
         want = kernel.signature
-        if signature != want:
+        if tuple(t for _, _, t in leaves) != want:
             got = ", ".join(str(t) for t in signature)
             raise LaunchError(f"kernel {kname!r} was compiled for ({', '.join(str(t) for t in want)}), not ({got})")
         comp = _cached(kernel, bool(instrument), lambda: generate(kernel, bool(instrument)))
@@ -187,11 +198,11 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
                                                           CHUNK_LANES)
     if instrument and not refused:
         limits.check_counts(memory, info.num_blocks, info.num_threads, int(shared_mem),
-                            len({id(v) for v in args if isinstance(v, np.ndarray)}))
+                            len({id(v) for _, v, _ in leaves if isinstance(v, np.ndarray)}))
     handles: dict[int, ArrayHandle] = {}
     call_args = []
     address = 0x7000_0000
-    for name, v, t in zip(names, args, signature):
+    for name, v, t in leaves:
         if isinstance(v, np.ndarray):
             h = handles.get(id(v))
             if h is None:

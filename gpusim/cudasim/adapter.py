@@ -220,9 +220,11 @@ def _move_arguments(kernel: Any, args: tuple, retr: list) -> list:
 
 
 def _unwrap(value: Any) -> Any:
-    """A simulator device array -> the NumPy array it holds; anything else as it is."""
+    """A simulator device array -> the NumPy array it holds (inside tuples too); anything else as it is."""
     from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
 
+    if type(value) is tuple:
+        return tuple(_unwrap(v) for v in value)
     return value._ary if isinstance(value, FakeCUDAArray) else value
 
 

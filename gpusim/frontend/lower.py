@@ -31,6 +31,21 @@ if TYPE_CHECKING:
 MAX_LOOP_ROUNDS = 12
 
 
+def leaf_name(name: str, path: tuple[int, ...]) -> str:
+    return f"{name}$" + "_".join(str(k) for k in path)
+
+
+def tuple_leaves(name: str, t: Type, path: tuple[int, ...] = ()) -> list[tuple[str, Type]]:
+    """The kernel parameters a tuple argument ``name`` of type ``t`` arrives as: its arrays and scalars, depth
+    first (``x$0``, ``x$1_0``, ...); the launch passes the argument's items in the same order."""
+    if not isinstance(t, Tuple):
+        return [(leaf_name(name, path), t)]
+    out: list[tuple[str, Type]] = []
+    for k, it in enumerate(t.items):
+        out.extend(tuple_leaves(name, it, path + (k,)))
+    return out
+
+
 @dataclass
 class LoopContext:
     break_envs: list[dict[str, Type]] = field(default_factory=list)
@@ -81,11 +96,19 @@ class FunctionLowering(ExprLowering, CallLowering):
         if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
             raise self.error(tree, "kernel parameters must be plain names (no *args, **kwargs or defaults)")
         check_subset(self.src, tree)
-        params = []
+        params: list[N.Param] = []
+        prologue: list[N.Stmt] = []
         for name, t in zip(self.params, self.arg_types):
             self.env[name] = t
-            params.append(N.Param(name, t))
-        body = self.block(tree.body)
+            if self.is_kernel and isinstance(t, Tuple):
+                # a tuple argument arrives as its items, one parameter each (``tuple_leaves``), and is built
+                # again on entry: back ends see only arrays and scalars as kernel parameters
+                leaves = tuple_leaves(name, t)
+                params.extend(N.Param(n, lt) for n, lt in leaves)
+                prologue.append(N.Assign(name, self.rebuild_tuple(name, t, tree.lineno), line=tree.lineno))
+            else:
+                params.append(N.Param(name, t))
+        body = prologue + self.block(tree.body)
         ret: Type = NONE
         if not self.is_kernel:
             if self.live:  # the end is reachable: Python returns None there
@@ -95,6 +118,15 @@ class FunctionLowering(ExprLowering, CallLowering):
             ret = self.return_type()
         return N.Function(self.key, self.func.__name__, params, body, ret, self.is_kernel, self.src.filename,
                           tree.lineno)
+
+    @staticmethod
+    def rebuild_tuple(name: str, t: Tuple, line: int, path: tuple[int, ...] = ()) -> N.Expr:
+        items: list[N.Expr] = []
+        for k, it in enumerate(t.items):
+            sub = path + (k,)
+            items.append(FunctionLowering.rebuild_tuple(name, it, line, sub) if isinstance(it, Tuple)
+                         else N.Var(leaf_name(name, sub), type=it, line=line))
+        return N.MakeTuple(items, type=t, line=line)
 
     @staticmethod
     def last_line(tree: ast.AST) -> int:
