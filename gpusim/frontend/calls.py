@@ -83,6 +83,27 @@ _BUILTIN_ARITY = {"abs": (1, 1), "int": (1, 1), "float": (1, 1), "bool": (1, 1),
                   "divmod": (2, 2), "min": (2, None), "max": (2, None)}
 
 
+def _needs_constant(tree: ast.FunctionDef) -> set[str]:
+    """The parameters of a device function whose value must be a compile-time constant: named in the shape of
+    a ``cuda.shared.array``/``cuda.local.array`` (``shape=(n, m)`` too), or passed on, as a whole argument, to
+    another call (whose callee may need it so)."""
+    params = {a.arg for a in tree.args.args}
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        is_decl = isinstance(f, ast.Attribute) and f.attr == "array" and isinstance(f.value, ast.Attribute) \
+            and f.value.attr in ("shared", "local")
+        if is_decl:
+            shape = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "shape"), None)
+            names = [shape] + (list(shape.elts) if isinstance(shape, ast.Tuple) else [])
+        else:
+            names = list(node.args) + [k.value for k in node.keywords]
+        found.update(n.id for n in names if isinstance(n, ast.Name) and n.id in params)
+    return found
+
+
 class CallLowering:
     # -- binding --------------------------------------------------------------------------------------------
     def bind(self, name: str, node: ast.Call) -> dict[str, ast.AST]:
@@ -223,12 +244,13 @@ class CallLowering:
         if len(bound.arguments) != len(params):
             raise self.error(node, f"{func.__name__}() takes {len(params)} arguments, {len(bound.arguments)} given",
                              KernelCompileError)
-        rebound = self.builder.source(func).tree
-        reassigned = {n.id for n in ast.walk(rebound) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        tree = self.builder.source(func).tree
+        reassigned = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        constant = _needs_constant(tree) - reassigned
         args, statics = [], []
         for p in params:
             arg = bound.arguments[p]
-            fixed = self.static_arg(arg, reassigned_in_callee=p in reassigned)
+            fixed = self.static_arg(arg, literal=p in constant)
             if fixed is not None:
                 statics.append((p, fixed))
             else:
@@ -236,17 +258,21 @@ class CallLowering:
         callee = self.builder.callee(func, tuple(a.type for a in args), node, self, tuple(statics))
         return N.Call(callee.name, args, type=callee.return_type, line=node.lineno)
 
-    def static_arg(self, node: ast.AST, reassigned_in_callee: bool) -> Any:
+    def static_arg(self, node: ast.AST, literal: bool) -> Any:
         """What a device function's argument is at compile time, where numba specialises the callee on it: a
         function, intrinsic or dtype passed as a value (numba types it as a ``Function``/``NumberClass`` of that
-        one object), an integer or bool literal or a tuple of integer literals (numba's ``IntegerLiteral``,
-        ``BooleanLiteral``, a tuple of them: what ``cuda.shared.array`` needs as a shape). None for a runtime
-        value. Literals bind as constants only where the callee never assigns the parameter."""
+        one object), or, where ``literal``, an integer or bool literal or a tuple of integer literals (numba's
+        ``IntegerLiteral``, ``BooleanLiteral``, a tuple of them: what ``cuda.shared.array`` needs as a shape).
+        None for a runtime value.
+
+        numba specialises on every literal; gpusim does only for the parameters whose value must be known at
+        compile time (``_needs_constant``): elsewhere a literal and a runtime int64 behave the same, and one
+        specialisation serves every call."""
         if isinstance(node, ast.Constant):
             v = node.value
-            return v if isinstance(v, (bool, int)) and not reassigned_in_callee else None
+            return v if isinstance(v, (bool, int)) and literal else None
         if isinstance(node, ast.Tuple):
-            items = [self.static_arg(e, reassigned_in_callee) for e in node.elts]
+            items = [self.static_arg(e, literal) for e in node.elts]
             if items and all(isinstance(v, int) and not isinstance(v, bool) for v in items):
                 return tuple(items)
             return None
@@ -259,7 +285,7 @@ class CallLowering:
                 isinstance(ref, CudaRef) and ref.path in CALL_SIGNATURES) or (
                 isinstance(ref, MathRef) and ref.name not in MATH_CONSTS):
             return ref
-        if reassigned_in_callee:
+        if not literal:
             return None
         if isinstance(ref, (bool, int)) and not isinstance(ref, np.generic):
             return ref
