@@ -72,11 +72,20 @@ def arg_type(value: Any, name: str, code: Any = None) -> Type:
         return scalar(value.dtype)
     if isinstance(value, complex):
         raise LaunchError(f"argument {name!r}: complex numbers are not supported")
-    if type(value) is tuple:  # numba's UniTuple/Tuple (namedtuples, with their field names, are not yet)
-        return Tuple(tuple(arg_type(v, f"{name}[{k}]", code) for k, v in enumerate(value)))
+    if _is_tuple(value):  # numba's UniTuple/Tuple, or NamedTuple/NamedUniTuple with its field names
+        items = tuple(arg_type(v, f"{name}[{k}]", code) for k, v in enumerate(value))
+        return Tuple(items, tuple(value._fields) if type(value) is not tuple else None)
     if hasattr(value, "copy_to_host"):
         raise LaunchError(f"argument {name!r} is a device array; pass a NumPy array to the simulator")
     raise LaunchError(f"argument {name!r} is a {type(value).__name__}; kernels take NumPy arrays and numbers")
+
+
+def _is_tuple(value: Any) -> bool:
+    """A tuple or a namedtuple (whose fields are all of its items)."""
+    if type(value) is tuple:
+        return True
+    fields = getattr(type(value), "_fields", None)
+    return isinstance(value, tuple) and isinstance(fields, tuple) and len(fields) == len(value)
 
 
 def compile_kernel(kernel: Any, *, instrument: bool = True, args: tuple | None = None,

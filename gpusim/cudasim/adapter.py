@@ -225,6 +225,8 @@ def _unwrap(value: Any) -> Any:
 
     if type(value) is tuple:
         return tuple(_unwrap(v) for v in value)
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):  # a namedtuple: the same type back
+        return type(value)(*(_unwrap(v) for v in value))
     return value._ary if isinstance(value, FakeCUDAArray) else value
 
 

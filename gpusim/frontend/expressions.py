@@ -231,6 +231,9 @@ class ExprLowering:
             if node.attr == "ndim":
                 return N.Const(t.ndim, type=INT64, line=line)
             raise self.error(node, f"the array attribute .{node.attr} is not supported in a kernel")
+        if isinstance(t, Tuple) and t.fields is not None and node.attr in t.fields:  # a namedtuple's field
+            k = t.fields.index(node.attr)
+            return N.TupleItem(base, k, type=t.items[k], line=line)
         raise self.error(node, f"the attribute .{node.attr} is not supported in a kernel")
 
     def subscript(self, node: ast.Subscript) -> N.Expr:

@@ -97,6 +97,8 @@ class Tuple(Type):
     """A fixed-length tuple of values, each with its own type (``cuda.grid(2)``, ``divmod``, ``a.shape``)."""
 
     items: tuple[Type, ...]
+    #: a namedtuple's field names (numba's NamedTuple/NamedUniTuple), None for a plain tuple
+    fields: tuple[str, ...] | None = None
 
     @property
     def uniform(self) -> Type | None:
