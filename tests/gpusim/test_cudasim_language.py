@@ -1,0 +1,102 @@
+"""The language numba-cuda's own test suite needs, run through the drop-in (GPUSIM_CUDASIM=strict): values
+passed to device functions at compile time, operator-module functions, kernels built by exec or in python -c,
+cuda.fp16, int.bit_count, eager-signature conversions, tuple and namedtuple arguments.
+
+Every launch happens in a child process (numba's simulator replaces numba.cuda when imported): the kernels are
+in cudasim_language.py. Expected values come from NumPy and numba's documented rules, never from gpusim.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+
+
+def _env() -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GPUSIM_CUDASIM", "NUMBA_ENABLE_CUDASIM"))}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    env.update(GPUSIM_CUDASIM="strict", NUMBA_ENABLE_CUDASIM="1")
+    return env
+
+
+@pytest.fixture(scope="module")
+def res(tmp_path_factory):
+    out = tmp_path_factory.mktemp("language") / "res.json"
+    proc = subprocess.run([sys.executable, str(HERE / "cudasim_language.py"), str(out)], env=_env(),
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(out.read_text())
+
+
+def test_every_launch_ran_on_gpusim(res):
+    assert res["stats"]["fallback"] == 0 and res["stats"]["fallbacks"] == {}
+    assert res["stats"]["gpusim"] == 2 + 1 + 6 + 1 + 3 + 2 + 3
+
+
+def test_an_intrinsic_a_dtype_a_shape_and_a_device_function_pass_to_a_device_function(res):
+    want = np.bincount(np.array(res["bins"]) % 16, minlength=16)
+    assert res["histogram"] == want.tolist()
+    assert res["histogram_cast"] == want.tolist()
+    assert res["row_max"] == np.array(res["tile"], dtype=np.float32).max(axis=1).tolist()
+
+
+def test_operator_functions_through_a_variable_are_the_operators(res):
+    x, y = np.linspace(1.0, 4.0, 8), np.linspace(0.5, 2.0, 8)
+    assert res["op_add"] == (x + y).tolist()
+    assert res["op_sub"] == (x - y).tolist()
+    assert res["op_mul"] == (x * y).tolist()
+    assert res["op_truediv"] == (x / y).tolist()
+    assert res["op_floordiv"] == (x // y).tolist()
+    assert res["op_lt"] == (x < y).astype(float).tolist()
+
+
+def test_a_kernel_built_by_exec_runs(res):
+    assert res["scaled_copy"] == (np.linspace(1.0, 4.0, 8) * 3.0).tolist()
+
+
+def test_fp16_intrinsics_compute_in_half_precision(res):
+    h = np.float16
+    a, b = h(3.1415926), h(2.5)
+    want = [a + b, a - b, a * h(2), a / b, -a, b, h(float(a) * float(b) + float(a)), max(a, b), min(a, b),
+            h(np.sqrt(np.float32(b)))]
+    assert res["half_ops"] == [float(v) for v in want]
+    assert res["half_compare"] == [True, False, True, True]
+    assert res["half_nan_max"] == [1.25, 1.25]
+
+
+def test_bit_count_and_an_int_wrapped_to_the_signature(res):
+    assert res["bit_counts"] == [bin(w).count("1") for w in res["words"]]
+    assert res["clz_wrapped"] == [0]  # 0xFFFFFFFF as an int32 is -1: no leading zeros
+
+
+def test_tuple_and_namedtuple_arguments(res):
+    assert res["tuple_args"] == [7.0, 6.0, 2.0]
+    assert res["arrays_in_tuple"] == (np.arange(6.0) + 1).tolist()
+    assert res["affine"] == (np.arange(6.0) * 2.0 - 1.0).tolist()
+
+
+def test_a_kernel_in_python_c_prints_through_gpusim():
+    code = textwrap.dedent("""\
+        from numba import cuda
+        import gpusim.cudasim
+
+        @cuda.jit
+        def show(pair):
+            print(cuda.threadIdx.x, pair[0], pair[1])
+
+        show[1, 3]((7, 9))
+        assert gpusim.cudasim.stats().gpusim_launches == 1
+        """)
+    proc = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.splitlines() == [f"{t} 7 9" for t in range(3)]
