@@ -9,8 +9,8 @@ for a function whose code object it compiles to.
 """
 
 from __future__ import annotations
-
 import __future__
+
 import ast
 import inspect
 import linecache
