@@ -16,7 +16,7 @@ from .backends.lanes.codegen import Compiled, generate
 from .faults import KernelError, KernelFault, LaunchError, UnsupportedConstruct
 from .frontend.compiler import compile_module
 from .ir.nodes import Module
-from .ir.types import BOOL, FLOAT64, INT64, UINT64, Array, Tuple, Type, array_of, scalar
+from .ir.types import BOOL, COMPLEX128, FLOAT64, INT64, UINT64, Array, Tuple, Type, array_of, scalar
 from .observe.events import LaunchInfo
 from .report import LaunchReport
 from .runtime.core import Abort, Runtime, timeout
@@ -48,14 +48,14 @@ def arg_type(value: Any, name: str, code: Any = None) -> Type:
     numba-cuda takes but gpusim does not (complex, datetime, records) is an ``UnsupportedConstruct`` at the
     kernel's first line (``code``: the kernel's code object)."""
     if isinstance(value, np.ndarray):
-        if value.dtype.kind in "cmMV" and value.dtype.isnative:
-            what = "complex numbers are" if value.dtype.kind == "c" else f"arrays of {value.dtype} are"
+        if value.dtype.kind in "mMV" and value.dtype.isnative:
+            what = f"arrays of {value.dtype} are"
             filename = code.co_filename if code is not None else "<unknown>"
             lineno = code.co_firstlineno if code is not None else 0
             raise UnsupportedConstruct(f"argument {name!r} is a {value.dtype} array: {what} not supported by gpusim "
                                        "yet", filename=filename, lineno=lineno,
                                        source_line=linecache.getline(filename, lineno).rstrip("\n"))
-        if value.dtype.kind not in "biuf" or not value.dtype.isnative:
+        if value.dtype.kind not in "biufc" or not value.dtype.isnative or value.dtype.itemsize > 16:
             raise LaunchError(f"argument {name!r} has dtype {value.dtype}; use numeric arrays")
         return array_of(value)
     if isinstance(value, (bool, np.bool_)):
@@ -68,10 +68,10 @@ def arg_type(value: Any, name: str, code: Any = None) -> Type:
         raise LaunchError(f"argument {name!r} is {value}, which does not fit in 64 bits")
     if isinstance(value, float):
         return FLOAT64
-    if isinstance(value, (np.integer, np.floating)):
+    if isinstance(value, (np.integer, np.floating, np.complex64, np.complex128)):
         return scalar(value.dtype)
     if isinstance(value, complex):
-        raise LaunchError(f"argument {name!r}: complex numbers are not supported")
+        return COMPLEX128
     if _is_tuple(value):  # numba's UniTuple/Tuple, or NamedTuple/NamedUniTuple with its field names
         items = tuple(arg_type(v, f"{name}[{k}]", code) for k, v in enumerate(value))
         return Tuple(items, tuple(value._fields) if type(value) is not tuple else None)

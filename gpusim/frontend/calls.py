@@ -24,6 +24,7 @@ from .names import (
     OPERATOR_BINARY,
     OPERATOR_UNARY,
     BuiltinRef,
+    CmathRef,
     ConstArrayRef,
     CudaRef,
     DeviceFnRef,
@@ -79,8 +80,8 @@ FP16_OTHER = {"hneg": 1, "habs": 1, "hrcp": 1, "hrsqrt": 1, "hexp10": 1, "hfma":
 FP16_ARITY = {**dict.fromkeys(FP16_BINARY, 2), **dict.fromkeys(FP16_COMPARE, 2), **dict.fromkeys(FP16_MATH, 1),
               **FP16_OTHER}
 CALL_SIGNATURES.update({f"fp16.{k}": (_signature(", ".join("abc"[:n])), False) for k, n in FP16_ARITY.items()})
-_BUILTIN_ARITY = {"abs": (1, 1), "int": (1, 1), "float": (1, 1), "bool": (1, 1), "len": (1, 1), "round": (1, 2),
-                  "divmod": (2, 2), "min": (2, None), "max": (2, None)}
+_BUILTIN_ARITY = {"complex": (1, 2), "pow": (2, 2), "abs": (1, 1), "int": (1, 1), "float": (1, 1), "bool": (1, 1),
+                  "len": (1, 1), "round": (1, 2), "divmod": (2, 2), "min": (2, None), "max": (2, None)}
 
 
 def _needs_constant(tree: ast.FunctionDef) -> set[str]:
@@ -155,9 +156,9 @@ class CallLowering:
 
     def call(self, node: ast.Call, used: bool) -> N.Expr | None:
         ref = self.resolve(node.func)
-        if ref is None and isinstance(node.func, ast.Attribute) and node.func.attr == "bit_count" \
+        if ref is None and isinstance(node.func, ast.Attribute) and node.func.attr in ("bit_count", "conjugate") \
                 and not node.args and not node.keywords:
-            return self.bit_count(node)
+            return self.bit_count(node) if node.func.attr == "bit_count" else self.conjugate(node)
         if ref is None:
             raise self.error(node, f"{ast.unparse(node.func)}() is not a device function or supported intrinsic")
         if isinstance(ref, DeviceFnRef):
@@ -172,7 +173,52 @@ class CallLowering:
             return self.builtin_call(ref.name, node)
         if isinstance(ref, OperatorRef):
             return self.operator_call(ref.name, node)
+        if isinstance(ref, CmathRef):
+            return self.cmath_call(ref.name, node)
         raise self.error(node, f"{ast.unparse(node.func)}() is not supported in a kernel")
+
+    def conjugate(self, node: ast.Call) -> N.Expr:
+        """``z.conjugate()``: of a complex number, its conjugate; of a real number, the number (numba)."""
+        z = self.expr(node.func.value)
+        if not isinstance(z.type, Scalar):
+            raise self.error(node, f"a {z.type} has no .conjugate() in a kernel", KernelCompileError)
+        if not z.type.is_complex:
+            return z
+        return N.Intrinsic("complex.conj", [z], type=z.type, line=node.lineno)
+
+    def cmath_call(self, name: str, node: ast.Call) -> N.Expr:
+        """``cmath.<name>(...)``: numba's cmath, complex in (real numbers converted), complex out."""
+        line = node.lineno
+        args = self.plain_args(f"cmath.{name}", node)
+        for a in args:
+            if not isinstance(a.type, Scalar):
+                raise self.error(node, f"cmath.{name}() of a {a.type} is not supported in a kernel")
+        sig = ty.cmath_call(name, tuple(a.type for a in args))
+        if sig is None:
+            raise self.error(node, f"numba-cuda has no cmath.{name} for {', '.join(str(a.type) for a in args)}",
+                             KernelCompileError)
+        args = [self.cast(a, t) for a, t in zip(args, sig.args)]
+        if name == "log" and len(args) == 2:
+            logs = [N.Intrinsic("cmath.log", [a], type=sig.ret, line=line) for a in args]
+            return N.Binary("truediv", logs[0], logs[1], type=sig.ret, line=line)
+        if name == "polar":  # (abs(z), phase(z))
+            v = self.tmp()
+            z = N.Var(v, type=args[0].type, line=line)
+            r, phi = sig.ret.items
+            pair = N.MakeTuple([N.Intrinsic("abs", [z], type=r, line=line),
+                                N.Intrinsic("cmath.phase", [z], type=phi, line=line)], type=sig.ret, line=line)
+            return N.Let(v, args[0], pair, type=sig.ret, line=line)
+        if name == "rect":  # r * (cos(phi) + i sin(phi)), a part at a time; r == 0 and phi infinite or NaN give 0
+            r, phi = self.tmp(), self.tmp()
+            vr, vphi = (N.Var(n, type=args[0].type, line=line) for n in (r, phi))
+            nonzero = N.Logical("or", N.Compare("ne", vr, N.Const(0.0, type=vr.type, line=line), type=BOOL, line=line),
+                                N.Intrinsic("math.isfinite", [vphi], type=BOOL, line=line), type=BOOL, line=line)
+            re, im = (N.Select(nonzero, N.Binary("mul", vr, N.Intrinsic(f, [vphi], type=vphi.type, line=line),
+                                                 type=vr.type, line=line), vr, type=vr.type, line=line)
+                      for f in ("math.cos", "math.sin"))
+            made = N.Intrinsic("make_complex", [re, im], type=sig.ret, line=line)
+            return N.Let(r, args[0], N.Let(phi, args[1], made, type=sig.ret, line=line), type=sig.ret, line=line)
+        return N.Intrinsic(f"cmath.{name}", args, type=sig.ret, line=line)
 
     def bit_count(self, node: ast.Call) -> N.Expr:
         """``x.bit_count()`` of an integer: its set bits (numba-cuda lowers it to ``popc``)."""
@@ -576,6 +622,8 @@ class CallLowering:
         for a in args:
             if not isinstance(a.type, Scalar):
                 raise self.error(node, f"{name}() of a {a.type} is not supported in a kernel")
+        if name == "pow":  # pow(x, y) is x ** y (numba types both by the ** operator's cases)
+            return self.binary("pow", args[0], args[1], node)
         types_ = tuple(a.type for a in args)
         sig = ty.builtin(name, types_)
         if sig is None:
@@ -583,6 +631,12 @@ class CallLowering:
                              KernelCompileError)
         if name in ("int", "float", "bool"):
             return self.cast(args[0], sig.ret)
+        if name == "complex":
+            t = sig.ret
+            part = Scalar(f"float{t.bits // 2}")
+            if len(args) == 1:
+                return self.cast(args[0], t)
+            return N.Intrinsic("make_complex", [self.cast(a, part) for a in args], type=t, line=line)
         if name == "divmod":
             t = sig.args[0]
             a, b = (self.cast(x, t) for x in args)
@@ -628,6 +682,6 @@ class CallLowering:
         if isinstance(t, Tuple):
             for item in t.items:
                 self.printable(item, node)
-        elif not isinstance(t, Scalar):
+        elif not isinstance(t, Scalar) or t.is_complex:
             raise self.error(node, f"print() cannot print a {t} in a kernel (numbers, bools, strings and tuples of "
                                    "them only)")

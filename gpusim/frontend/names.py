@@ -19,7 +19,8 @@ import numpy as np
 # ---------------------------------------------------------------------------------------------- names
 
 #: builtins a kernel may call
-BUILTINS = {"range", "abs", "min", "max", "round", "int", "float", "bool", "len", "divmod", "print"}
+BUILTINS = {"range", "abs", "min", "max", "round", "int", "float", "bool", "len", "divmod", "print", "complex",
+            "pow"}
 MATH_CONSTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "tau": math.tau}
 
 
@@ -32,7 +33,7 @@ class CudaRef:
 
 @dataclass(frozen=True)
 class ModuleRef:
-    kind: str  # "cuda" | "math" | "numpy" | "numba" | "operator"
+    kind: str  # "cuda" | "math" | "numpy" | "numba" | "operator" | "cmath"
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,8 @@ def _dtype_of(obj: Any) -> np.dtype | None:
         return np.dtype(np.int64)
     if obj is bool:
         return np.dtype(np.bool_)
+    if obj is complex:
+        return np.dtype(np.complex128)
     return None
 
 
@@ -131,6 +134,8 @@ def classify_global(name: str, obj: Any) -> Any:
             return ModuleRef("numba")
         if mname == "operator":
             return ModuleRef("operator")
+        if mname == "cmath":
+            return ModuleRef("cmath")
         raise LookupError(f"module {mname!r}")
     op = _operator_name(obj)
     if op is not None:
@@ -138,7 +143,7 @@ def classify_global(name: str, obj: Any) -> Any:
     if hasattr(obj, "py_func") and callable(getattr(obj, "py_func", None)):
         return DeviceFnRef(obj.py_func)
     dt = _dtype_of(obj)
-    if dt is not None and obj not in (float, int, bool):
+    if dt is not None and obj not in (float, int, bool, complex):
         return DTypeRef(dt)
     mod = getattr(obj, "__module__", None) or ""
     if mod.startswith("numba.cuda") and not isinstance(obj, (int, float)):
@@ -177,6 +182,13 @@ class MathRef:
 
 
 @dataclass(frozen=True)
+class CmathRef:
+    """``cmath.<name>``: a function or a constant of the cmath module."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class BuiltinRef:
     """A Python builtin a kernel may call (``BUILTINS``)."""
 
@@ -203,6 +215,8 @@ def qualified(base: Any, parts: list[str]) -> Any:
             return CudaRef(".".join(parts))
         if base.kind == "math":
             return MathRef(".".join(parts))
+        if base.kind == "cmath":
+            return CmathRef(".".join(parts))
         if base.kind == "operator":
             import operator
 

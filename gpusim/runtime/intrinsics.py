@@ -48,6 +48,15 @@ def _remainder(x: float, y: float) -> float:
         return math.nan
 
 
+def make_complex(re, im, dtype: np.dtype):
+    """``complex(re, im)``: the parts set one by one (``re + 1j * im`` would turn an infinite part into NaNs)."""
+    shape = np.broadcast(re, im).shape
+    out = np.empty(shape, dtype)
+    out.real = re
+    out.imag = im
+    return out if shape else out[()]
+
+
 def erf(x, dtype: np.dtype):
     return _elementwise(math.erf, x, dtype)
 

@@ -10,6 +10,7 @@ imported, so none of this may run inside the test process.
 
 from __future__ import annotations
 
+import cmath
 import json
 import operator
 import sys
@@ -179,6 +180,22 @@ def affine(out, a, p):
         out[i] = a[i] * p.scale + p.shift
 
 
+# -- complex numbers -----------------------------------------------------------------------------------------------
+
+@cuda.jit
+def complex_ops(out, parts, z, w):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        a = z[i] * w[i] + 1j                  # complex64 * complex128: complex128
+        out[i, 0] = a.conjugate() / (w[i] + 2)
+        out[i, 1] = cmath.sqrt(z[i]) + cmath.exp(w[i])
+        out[i, 2] = complex(parts[i, 0], parts[i, 1]) ** 2
+        out[i, 3] = pow(w[i], 0.5)
+        parts[i, 0] = abs(a)
+        parts[i, 1] = z[i].imag - w[i].real   # float32 - float64
+        parts[i, 2] = cmath.phase(z[i])
+
+
 def main(path: str) -> None:
     res: dict = {}
     bins = np.array([(7 * k * k + 3) % 23 for k in range(32)], dtype=np.uint32)
@@ -233,6 +250,16 @@ def main(path: str) -> None:
     out = np.zeros(6)
     affine[1, 8](out, src, Params(2.0, -1.0))
     res["affine"] = out.tolist()
+
+    z = (np.arange(4) - 1.5 + 1j * np.arange(4)[::-1]).astype(np.complex64)
+    w = np.array([1 + 1j, -2 + 0.5j, 0.5j, 3 - 4j])
+    parts = np.stack([np.arange(4.0), -np.arange(4.0), np.zeros(4)], axis=1)
+    out = np.zeros((4, 4), dtype=np.complex128)
+    res["complex_in"] = {"z": [[c.real, c.imag] for c in z.tolist()], "w": [[c.real, c.imag] for c in w.tolist()],
+                         "parts": parts.tolist()}
+    complex_ops[1, 4](out, parts, z, w)
+    res["complex_out"] = [[[c.real, c.imag] for c in row] for row in out.tolist()]
+    res["complex_parts"] = parts.tolist()
 
     st = gpusim.cudasim.stats()
     res["stats"] = {"gpusim": st.gpusim_launches, "fallback": st.fallback_launches, "fallbacks": st.fallbacks}

@@ -28,13 +28,20 @@ _UFUNCS = {"math.sqrt": "np.sqrt", "math.exp": "np.exp", "math.exp2": "np.exp2",
            "math.copysign": "np.copysign", "math.fmod": "np.fmod", "math.radians": "np.radians",
            "math.degrees": "np.degrees", "math.isnan": "np.isnan", "math.isinf": "np.isinf",
            "math.isfinite": "np.isfinite", "math.nextafter": "np.nextafter", "math.cbrt": "np.cbrt",
-           "abs": "np.abs"}
+           "abs": "np.abs",
+           "complex.real": "np.real", "complex.imag": "np.imag", "complex.conj": "np.conjugate",
+           **{f"cmath.{f}": f"np.{n}" for f, n in (
+               ("sqrt", "sqrt"), ("exp", "exp"), ("log", "log"), ("log10", "log10"), ("sin", "sin"), ("cos", "cos"),
+               ("tan", "tan"), ("asin", "arcsin"), ("acos", "arccos"), ("atan", "arctan"), ("sinh", "sinh"),
+               ("cosh", "cosh"), ("tanh", "tanh"), ("asinh", "arcsinh"), ("acosh", "arccosh"),
+               ("atanh", "arctanh"), ("phase", "angle"), ("isnan", "isnan"), ("isinf", "isinf"),
+               ("isfinite", "isfinite"))}}
 #: math intrinsics computed by ``gpusim.runtime.intrinsics`` (no single ufunc, or special values to keep)
-_HELPERS = {"math.erf", "math.erfc", "math.gamma", "math.lgamma", "math.remainder", "math.ldexp", "math.frexp",
-            "math.modf", "round", "round_ndigits", "popc", "clz", "ffs", "brev"}
+_HELPERS = {"make_complex", "math.erf", "math.erfc", "math.gamma", "math.lgamma", "math.remainder", "math.ldexp",
+            "math.frexp", "math.modf", "round", "round_ndigits", "popc", "clz", "ffs", "brev"}
 #: math functions that are not floating-point work for FLOP counting
-_NOT_FLOPS = {"math.fabs", "math.floor", "math.ceil", "math.trunc", "math.rint", "math.isnan", "math.isinf", "math.isfinite",
-              "math.copysign", "math.frexp", "math.modf", "math.nextafter", "math.ldexp"}
+_NOT_FLOPS = {"math.fabs", "math.floor", "math.ceil", "math.trunc", "math.rint", "math.isnan", "math.isinf",
+              "math.isfinite", "math.copysign", "math.frexp", "math.modf", "math.nextafter", "math.ldexp"}
 #: nesting of generated expressions past which a value goes to a temporary (Python's parser has a limit)
 MAX_NESTING = 24
 
