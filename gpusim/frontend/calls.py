@@ -31,7 +31,9 @@ from .names import (
     DTypeRef,
     MathRef,
     OperatorRef,
+    OtherRef,
 )
+from .ufuncs import UFUNCS
 
 
 def _signature(spec: str) -> inspect.Signature:
@@ -151,6 +153,9 @@ class CallLowering:
                 self.bind(path, node)
                 return [N.Fence({"threadfence": "device", "threadfence_block": "block",
                                  "threadfence_system": "system"}[path], line=line)]
+        if isinstance(ref, OtherRef) and ref.module == "numpy" and ref.attr in UFUNCS:
+            done = self.ufunc_call(ref.attr, node)
+            return done if isinstance(done, list) else [N.ExprStmt(done, line=line)]
         e = self.call(node, used=False)
         return [] if e is None else [N.ExprStmt(e, line=line)]
 
@@ -175,6 +180,12 @@ class CallLowering:
             return self.operator_call(ref.name, node)
         if isinstance(ref, CmathRef):
             return self.cmath_call(ref.name, node)
+        if isinstance(ref, OtherRef) and ref.module == "numpy" and ref.attr in UFUNCS:
+            done = self.ufunc_call(ref.attr, node)
+            if isinstance(done, list):
+                raise self.error(node, f"np.{ref.attr}() with an output array returns nothing in a kernel: call it "
+                                       "as a statement")
+            return done
         raise self.error(node, f"{ast.unparse(node.func)}() is not supported in a kernel")
 
     def conjugate(self, node: ast.Call) -> N.Expr:

@@ -24,6 +24,7 @@ from .calls import CallLowering
 from .expressions import ExprLowering, TypeConflict
 from .source import Source
 from .subset import assigned_names, check_subset, error
+from .ufuncs import UfuncLowering
 
 if TYPE_CHECKING:
     from .compiler import Builder
@@ -52,7 +53,7 @@ class LoopContext:
     continue_envs: list[dict[str, Type]] = field(default_factory=list)
 
 
-class FunctionLowering(ExprLowering, CallLowering):
+class FunctionLowering(ExprLowering, CallLowering, UfuncLowering):
     """Lowers one function for one tuple of argument types; ``builder`` supplies callees and globals."""
 
     def __init__(self, builder: Builder, func: Any, src: Source, key: str, arg_types: tuple[Type, ...],

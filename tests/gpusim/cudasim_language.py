@@ -196,6 +196,22 @@ def complex_ops(out, parts, z, w):
         parts[i, 2] = cmath.phase(z[i])
 
 
+# -- NumPy ufuncs: on numbers, and over whole arrays into an output array -----------------------------------------
+
+@cuda.jit
+def ufuncs_whole(a, b, s, t, m):
+    np.arctan2(a, b, s)                   # float32 arrays: the float32 loop, one thread does it all
+    np.less(a, b, t)
+    np.maximum(a, 0.25, m)                # a number is used at every element
+
+
+@cuda.jit
+def ufunc_scalar(out, x, k):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = np.sqrt(x[i]) + np.exp2(k)
+
+
 def main(path: str) -> None:
     res: dict = {}
     bins = np.array([(7 * k * k + 3) % 23 for k in range(32)], dtype=np.uint32)
@@ -260,6 +276,15 @@ def main(path: str) -> None:
     complex_ops[1, 4](out, parts, z, w)
     res["complex_out"] = [[[c.real, c.imag] for c in row] for row in out.tolist()]
     res["complex_parts"] = parts.tolist()
+
+    ua = np.linspace(-1.0, 1.0, 6, dtype=np.float32).reshape(2, 3)
+    ub = np.linspace(0.5, -0.5, 6, dtype=np.float32).reshape(2, 3)
+    us, ut, um = np.zeros_like(ua), np.zeros(ua.shape, np.bool_), np.zeros_like(ua)
+    ufuncs_whole[1, 1](ua, ub, us, ut, um)
+    res["ufuncs_whole"] = {"a": ua.tolist(), "b": ub.tolist(), "s": us.tolist(), "t": ut.tolist(), "m": um.tolist()}
+    out = np.zeros(4)
+    ufunc_scalar[1, 4](out, np.arange(4.0), 3)
+    res["ufunc_scalar"] = out.tolist()
 
     st = gpusim.cudasim.stats()
     res["stats"] = {"gpusim": st.gpusim_launches, "fallback": st.fallback_launches, "fallbacks": st.fallbacks}

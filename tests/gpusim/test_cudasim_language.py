@@ -40,7 +40,7 @@ def res(tmp_path_factory):
 
 def test_every_launch_ran_on_gpusim(res):
     assert res["stats"]["fallback"] == 0 and res["stats"]["fallbacks"] == {}
-    assert res["stats"]["gpusim"] == 2 + 1 + 6 + 1 + 3 + 2 + 3 + 1
+    assert res["stats"]["gpusim"] == 2 + 1 + 6 + 1 + 3 + 2 + 3 + 1 + 2
 
 
 def test_an_intrinsic_a_dtype_a_shape_and_a_device_function_pass_to_a_device_function(res):
@@ -99,6 +99,15 @@ def test_complex_arithmetic_cmath_and_parts_follow_numpy(res):
     np.testing.assert_allclose(got_parts[:, 0], np.abs(a), rtol=1e-12)
     assert got_parts[:, 1].tolist() == (z.imag.astype(np.float64) - w.real).tolist()
     np.testing.assert_allclose(got_parts[:, 2], np.angle(z), rtol=1e-6)
+
+
+def test_numpy_ufuncs_on_numbers_and_over_whole_arrays(res):
+    u = res["ufuncs_whole"]
+    a, b = np.array(u["a"], dtype=np.float32), np.array(u["b"], dtype=np.float32)
+    assert u["s"] == np.arctan2(a, b).tolist()            # NumPy's float32 loop, as numba-cuda picks it
+    assert u["t"] == np.less(a, b).tolist()
+    assert u["m"] == np.maximum(a, np.float32(0.25)).tolist()
+    assert res["ufunc_scalar"] == (np.sqrt(np.arange(4.0)) + 8.0).tolist()
 
 
 def test_a_kernel_in_python_c_prints_through_gpusim():

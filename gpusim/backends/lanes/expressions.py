@@ -9,6 +9,8 @@ is the same in every lane, a NumPy scalar (NumPy broadcasting makes both work).
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...ir import nodes as N
 from ...ir.nodes import Uni
 from ...ir.types import Scalar
@@ -246,6 +248,8 @@ class ExpressionGen:
             return f"rt.select({args[0]}, {args[1]}, {args[2]})"
         if name in _UFUNCS:
             code = f"{_UFUNCS[name]}({', '.join(args)})"
+        elif name.startswith("np.") and isinstance(getattr(np, name[3:], None), np.ufunc):  # the ufunc's loop
+            code = f"{name}({', '.join(args)})"
         elif name in _HELPERS:
             t = e.type if isinstance(e.type, Scalar) else e.args[0].type
             code = f"ix.{name.replace('math.', '')}({', '.join(args)}, {self.dtype(t)})"
