@@ -88,11 +88,17 @@ _BUILTIN_ARITY = {"complex": (1, 2), "pow": (2, 2), "abs": (1, 1), "int": (1, 1)
 
 def _needs_constant(tree: ast.FunctionDef) -> set[str]:
     """The parameters of a device function whose value must be a compile-time constant: named in the shape of
-    a ``cuda.shared.array``/``cuda.local.array`` (``shape=(n, m)`` too), or passed on, as a whole argument, to
-    another call (whose callee may need it so)."""
+    a ``cuda.shared.array``/``cuda.local.array`` (``shape=(n, m)`` too), passed on, as a whole argument, to
+    another call (whose callee may need it so), or the whole condition of an ``if`` (numba prunes the branch a
+    literal condition rules out before it types the function: the other branch may not type)."""
     params = {a.arg for a in tree.args.args}
     found: set[str] = set()
     for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.IfExp)):  # numba prunes the branch a literal condition never takes
+            test = node.test.operand if isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not) \
+                else node.test
+            if isinstance(test, ast.Name) and test.id in params:
+                found.add(test.id)
         if not isinstance(node, ast.Call):
             continue
         f = node.func
