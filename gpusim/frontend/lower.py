@@ -22,6 +22,7 @@ from ..ir.types import INT64, NONE, Array, Scalar, Tuple, Type
 from . import typing as ty
 from .calls import CallLowering
 from .expressions import ExprLowering, TypeConflict
+from .iteration import IterationLowering
 from .source import Source
 from .subset import assigned_names, check_subset, error
 from .ufuncs import UfuncLowering
@@ -53,7 +54,7 @@ class LoopContext:
     continue_envs: list[dict[str, Type]] = field(default_factory=list)
 
 
-class FunctionLowering(ExprLowering, CallLowering, UfuncLowering):
+class FunctionLowering(ExprLowering, CallLowering, UfuncLowering, IterationLowering):
     """Lowers one function for one tuple of argument types; ``builder`` supplies callees and globals."""
 
     def __init__(self, builder: Builder, func: Any, src: Source, key: str, arg_types: tuple[Type, ...],
@@ -403,17 +404,17 @@ class FunctionLowering(ExprLowering, CallLowering, UfuncLowering):
                 self.fix_jumps(s.orelse, header, line)
 
     def for_stmt(self, s: ast.For) -> list[N.Stmt]:
-        if not isinstance(s.target, ast.Name):
-            raise self.error(s, "a range loop variable must be a plain name")
         it = s.iter
-        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
-                and it.func.id not in self.locals and "range" not in self.globals:
+        is_range = isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
+            and it.func.id not in self.locals and "range" not in self.globals
+        if is_range:
+            if not isinstance(s.target, ast.Name):
+                raise self.error(s, "a range loop variable must be a plain name")
             return self.range_loop(s)
-        values = self.iterable_tuple(it)
-        if values is None:
-            raise self.error(s, "only `for ... in range(...)` loops (and loops over a tuple) are supported in a "
-                                "kernel")
-        return self.tuple_loop(s, values)
+        values = self.iterable_tuple(it) if isinstance(s.target, ast.Name) else None
+        if values is not None:
+            return self.tuple_loop(s, values)
+        return self.iter_loop(s)  # arrays, enumerate, zip, unpacked targets (iteration.py)
 
     def range_loop(self, s: ast.For) -> list[N.Stmt]:
         call = s.iter

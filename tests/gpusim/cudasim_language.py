@@ -212,6 +212,23 @@ def ufunc_scalar(out, x, k):
         out[i] = np.sqrt(x[i]) + np.exp2(k)
 
 
+# -- for over arrays, tuples, enumerate and zip -------------------------------------------------------------------
+
+WEIGHTS = (0.5, 1.5, 2.5)
+
+
+@cuda.jit
+def iterate(out, x, y):
+    c = 0.0
+    for i, (a, b) in enumerate(zip(x, y)):   # zip stops at the shorter array
+        c += i * a + b
+    for v in x:
+        c += v
+    for k, w in enumerate(WEIGHTS):
+        c += k * w
+    out[0] = c
+
+
 def main(path: str) -> None:
     res: dict = {}
     bins = np.array([(7 * k * k + 3) % 23 for k in range(32)], dtype=np.uint32)
@@ -285,6 +302,10 @@ def main(path: str) -> None:
     out = np.zeros(4)
     ufunc_scalar[1, 4](out, np.arange(4.0), 3)
     res["ufunc_scalar"] = out.tolist()
+
+    out = np.zeros(1)
+    iterate[1, 1](out, np.arange(5.0), np.arange(4.0) * 2)
+    res["iterate"] = out.tolist()
 
     st = gpusim.cudasim.stats()
     res["stats"] = {"gpusim": st.gpusim_launches, "fallback": st.fallback_launches, "fallbacks": st.fallbacks}

@@ -40,7 +40,7 @@ def res(tmp_path_factory):
 
 def test_every_launch_ran_on_gpusim(res):
     assert res["stats"]["fallback"] == 0 and res["stats"]["fallbacks"] == {}
-    assert res["stats"]["gpusim"] == 2 + 1 + 6 + 1 + 3 + 2 + 3 + 1 + 2
+    assert res["stats"]["gpusim"] == 2 + 1 + 6 + 1 + 3 + 2 + 3 + 1 + 2 + 1
 
 
 def test_an_intrinsic_a_dtype_a_shape_and_a_device_function_pass_to_a_device_function(res):
@@ -108,6 +108,12 @@ def test_numpy_ufuncs_on_numbers_and_over_whole_arrays(res):
     assert u["t"] == np.less(a, b).tolist()
     assert u["m"] == np.maximum(a, np.float32(0.25)).tolist()
     assert res["ufunc_scalar"] == (np.sqrt(np.arange(4.0)) + 8.0).tolist()
+
+
+def test_for_over_arrays_tuples_enumerate_and_zip(res):
+    x, y, weights = np.arange(5.0), np.arange(4.0) * 2, (0.5, 1.5, 2.5)
+    want = sum(i * a + b for i, (a, b) in enumerate(zip(x, y))) + x.sum() + sum(k * w for k, w in enumerate(weights))
+    assert res["iterate"] == [want]
 
 
 def test_a_kernel_in_python_c_prints_through_gpusim():

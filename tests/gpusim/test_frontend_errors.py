@@ -80,7 +80,7 @@ REJECTED = [
     ("async def", "async def g():\n        pass", "the statement AsyncFunctionDef is not supported"),
     ("an ordering of complex numbers", "x = 1j < 2j", "numba-cuda has no < for complex128 and complex128"),
     ("None", "x = None + 1", "None cannot be used as a value"),
-    ("a loop over an array", "for v in out:\n        out[0] = v", "only `for ... in range(...)` loops"),
+    ("a loop over a number", "for v in i:\n        out[0] = v", "a kernel cannot loop over a number (int64)"),
     ("an array attribute", "x = out.T", "the array attribute .T is not supported"),
     ("an array method", "out.fill(0)", "out.fill() is not a device function or supported intrinsic"),
     ("an unknown cuda function", "out[0] = cuda.nosuch()", "cuda.nosuch is not supported by gpusim"),
