@@ -225,16 +225,6 @@ class CallLowering:
             pair = N.MakeTuple([N.Intrinsic("abs", [z], type=r, line=line),
                                 N.Intrinsic("cmath.phase", [z], type=phi, line=line)], type=sig.ret, line=line)
             return N.Let(v, args[0], pair, type=sig.ret, line=line)
-        if name == "rect":  # r * (cos(phi) + i sin(phi)), a part at a time; r == 0 and phi infinite or NaN give 0
-            r, phi = self.tmp(), self.tmp()
-            vr, vphi = (N.Var(n, type=args[0].type, line=line) for n in (r, phi))
-            nonzero = N.Logical("or", N.Compare("ne", vr, N.Const(0.0, type=vr.type, line=line), type=BOOL, line=line),
-                                N.Intrinsic("math.isfinite", [vphi], type=BOOL, line=line), type=BOOL, line=line)
-            re, im = (N.Select(nonzero, N.Binary("mul", vr, N.Intrinsic(f, [vphi], type=vphi.type, line=line),
-                                                 type=vr.type, line=line), vr, type=vr.type, line=line)
-                      for f in ("math.cos", "math.sin"))
-            made = N.Intrinsic("make_complex", [re, im], type=sig.ret, line=line)
-            return N.Let(r, args[0], N.Let(phi, args[1], made, type=sig.ret, line=line), type=sig.ret, line=line)
         return N.Intrinsic(f"cmath.{name}", args, type=sig.ret, line=line)
 
     def bit_count(self, node: ast.Call) -> N.Expr:

@@ -8,6 +8,7 @@ at negative integers; ``lgamma`` is +inf at 0 and at negative integers; ``remain
 
 from __future__ import annotations
 
+import cmath
 import math
 
 import numpy as np
@@ -46,6 +47,40 @@ def _remainder(x: float, y: float) -> float:
         return math.remainder(x, y)
     except ValueError:          # y == 0 or x infinite
         return math.nan
+
+
+#: cmath function -> the NumPy ufunc that stands in where CPython's cmath raises (log(0), overflow) and
+#: numba-cuda returns a value
+_CMATH_NUMPY = {"sqrt": np.sqrt, "exp": np.exp, "log": np.log, "log10": np.log10, "sin": np.sin, "cos": np.cos,
+                "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
+                "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+                "phase": np.angle, "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}
+_cmath_ufuncs: dict[str, np.ufunc] = {}
+
+
+def _cmath_element(name: str):
+    f = getattr(cmath, name)
+    stand_in = _CMATH_NUMPY.get(name)
+
+    def one(*args):
+        try:
+            return f(*args)
+        except (ValueError, OverflowError):
+            if stand_in is None:
+                return complex("nan+nanj")
+            with np.errstate(all="ignore"):
+                return stand_in(*args)
+    return one
+
+
+def cmath_fn(name: str, dtype: np.dtype, *args):
+    """``cmath.<name>`` element by element with CPython's own cmath, whose special values (infinities, NaNs,
+    signed zeros) numba-cuda's cmath follows; the result in ``dtype``."""
+    uf = _cmath_ufuncs.get(name)
+    if uf is None:
+        uf = _cmath_ufuncs[name] = np.frompyfunc(_cmath_element(name), len(args), 1)
+    out = np.asarray(uf(*args)).astype(dtype)
+    return out if out.ndim else out[()]
 
 
 def make_complex(re, im, dtype: np.dtype):

@@ -31,13 +31,7 @@ _UFUNCS = {"math.sqrt": "np.sqrt", "math.exp": "np.exp", "math.exp2": "np.exp2",
            "math.degrees": "np.degrees", "math.isnan": "np.isnan", "math.isinf": "np.isinf",
            "math.isfinite": "np.isfinite", "math.nextafter": "np.nextafter", "math.cbrt": "np.cbrt",
            "abs": "np.abs",
-           "complex.real": "np.real", "complex.imag": "np.imag", "complex.conj": "np.conjugate",
-           **{f"cmath.{f}": f"np.{n}" for f, n in (
-               ("sqrt", "sqrt"), ("exp", "exp"), ("log", "log"), ("log10", "log10"), ("sin", "sin"), ("cos", "cos"),
-               ("tan", "tan"), ("asin", "arcsin"), ("acos", "arccos"), ("atan", "arctan"), ("sinh", "sinh"),
-               ("cosh", "cosh"), ("tanh", "tanh"), ("asinh", "arcsinh"), ("acosh", "arccosh"),
-               ("atanh", "arctanh"), ("phase", "angle"), ("isnan", "isnan"), ("isinf", "isinf"),
-               ("isfinite", "isfinite"))}}
+           "complex.real": "np.real", "complex.imag": "np.imag", "complex.conj": "np.conjugate"}
 #: math intrinsics computed by ``gpusim.runtime.intrinsics`` (no single ufunc, or special values to keep)
 _HELPERS = {"make_complex", "math.erf", "math.erfc", "math.gamma", "math.lgamma", "math.remainder", "math.ldexp",
             "math.frexp", "math.modf", "round", "round_ndigits", "popc", "clz", "ffs", "brev"}
@@ -248,6 +242,8 @@ class ExpressionGen:
             return f"rt.select({args[0]}, {args[1]}, {args[2]})"
         if name in _UFUNCS:
             code = f"{_UFUNCS[name]}({', '.join(args)})"
+        elif name.startswith("cmath."):  # CPython's cmath, element by element (its special values)
+            code = f"ix.cmath_fn({name[6:]!r}, {self.dtype(e.type)}{''.join(', ' + a for a in args)})"
         elif name.startswith("np.") and isinstance(getattr(np, name[3:], None), np.ufunc):  # the ufunc's loop
             code = f"{name}({', '.join(args)})"
         elif name in _HELPERS:
