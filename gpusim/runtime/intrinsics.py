@@ -142,8 +142,23 @@ def round(x, dtype: np.dtype):  # noqa: A001 - the builtin's name, as the IR int
 
 
 def round_ndigits(x, nd, dtype: np.dtype):
-    r = np.round(x, int(nd))
-    return r.astype(dtype) if isinstance(r, np.ndarray) else dtype.type(r)
+    """``round(x, ndigits)`` as numba-cuda computes it (``cudaimpl.round_to_impl``): in float64 whatever x's
+    type, x scaled by 10.0 ** ndigits (in two steps past 22 digits), rounded half to even, scaled back; an
+    infinite or NaN x, or one whose scaling overflows, is returned as it is."""
+    x64 = np.asarray(x, dtype=np.float64)
+    nd = np.asarray(nd).astype(np.int64)
+    with np.errstate(all="ignore"):
+        pos = nd >= 0
+        big = nd > 22
+        pow1 = np.where(pos, 10.0 ** np.where(big, nd - 22, nd).astype(np.float64), 10.0 ** (-nd).astype(np.float64))
+        pow2 = np.where(pos & big, 1e22, 1.0)
+        scaled = (x64 * pow1) * pow2
+        y = np.where(pos, scaled, x64 / pow1)
+        z = np.round(y)
+        z = np.where(np.abs(y - z) == 0.5, 2.0 * np.round(y / 2.0), z)
+        z = np.where(pos, (z / pow2) / pow1, z * pow1)
+        r = np.where(~np.isfinite(x64) | (pos & np.isinf(scaled)), x64, z)
+    return r.astype(dtype) if r.ndim else dtype.type(r[()])
 
 
 # ---------------------------------------------------------------------------------------------- bits

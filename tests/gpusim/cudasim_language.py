@@ -229,6 +229,20 @@ def iterate(out, x, y):
     out[0] = c
 
 
+# -- round(x, ndigits) ---------------------------------------------------------------------------------------------
+
+@cuda.jit("void(float32[:], float32, int32)")
+def round_f4(out, x, n):
+    out[0] = round(x, n)
+
+
+@cuda.jit("void(float64[:], float64[:], int32)")
+def round_f8(out, x, n):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = round(x[i], n)
+
+
 def main(path: str) -> None:
     res: dict = {}
     bins = np.array([(7 * k * k + 3) % 23 for k in range(32)], dtype=np.uint32)
@@ -306,6 +320,14 @@ def main(path: str) -> None:
     out = np.zeros(1)
     iterate[1, 1](out, np.arange(5.0), np.arange(4.0) * 2)
     res["iterate"] = out.tolist()
+
+    out = np.zeros(1, dtype=np.float32)
+    round_f4[1, 1](out, 0.3425, 3)
+    res["round_f4"] = out.tolist()
+    xs = np.array([2.675, 1234.5, -2.5, 0.125, 1e300])
+    out = np.zeros_like(xs)
+    round_f8[1, 8](out, xs, 2)
+    res["round_f8"] = out.tolist()
 
     st = gpusim.cudasim.stats()
     res["stats"] = {"gpusim": st.gpusim_launches, "fallback": st.fallback_launches, "fallbacks": st.fallbacks}

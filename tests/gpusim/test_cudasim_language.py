@@ -9,6 +9,7 @@ in cudasim_language.py. Expected values come from NumPy and numba's documented r
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -40,7 +41,7 @@ def res(tmp_path_factory):
 
 def test_every_launch_ran_on_gpusim(res):
     assert res["stats"]["fallback"] == 0 and res["stats"]["fallbacks"] == {}
-    assert res["stats"]["gpusim"] == 2 + 1 + 6 + 1 + 3 + 2 + 3 + 1 + 2 + 1
+    assert res["stats"]["gpusim"] == 2 + 1 + 6 + 1 + 3 + 2 + 3 + 1 + 2 + 1 + 2
 
 
 def test_an_intrinsic_a_dtype_a_shape_and_a_device_function_pass_to_a_device_function(res):
@@ -114,6 +115,29 @@ def test_for_over_arrays_tuples_enumerate_and_zip(res):
     x, y, weights = np.arange(5.0), np.arange(4.0) * 2, (0.5, 1.5, 2.5)
     want = sum(i * a + b for i, (a, b) in enumerate(zip(x, y))) + x.sum() + sum(k * w for k, w in enumerate(weights))
     assert res["iterate"] == [want]
+
+
+def _numba_round(x: float, nd: int) -> float:
+    """numba-cuda's round(x, ndigits) (cudaimpl.round_to_impl), in float64: scale, round half to even, scale
+    back; it differs from CPython's correctly rounded round() where the scaled value is exactly halfway."""
+    if math.isinf(x) or math.isnan(x):
+        return x
+    pow1 = 10.0 ** nd
+    y = x * pow1
+    if math.isinf(y):
+        return x
+    z = float(round(y))
+    if abs(y - z) == 0.5:
+        z = 2.0 * round(y / 2.0)
+    return z / pow1
+
+
+def test_round_to_ndigits_follows_numba(res):
+    assert res["round_f4"] == [float(np.float32(_numba_round(float(np.float32(0.3425)), 3)))]
+    assert res["round_f4"] == [float(np.float32(0.343))]
+    xs = [2.675, 1234.5, -2.5, 0.125, 1e300]
+    assert res["round_f8"] == [_numba_round(x, 2) for x in xs]
+    assert res["round_f8"][0] == 2.68          # 2.675 * 100 is exactly 267.5 in float64: half to even, 268
 
 
 def test_a_kernel_in_python_c_prints_through_gpusim():
