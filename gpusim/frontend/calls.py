@@ -86,6 +86,25 @@ _BUILTIN_ARITY = {"complex": (1, 2), "pow": (2, 2), "abs": (1, 1), "int": (1, 1)
                   "len": (1, 1), "round": (1, 2), "divmod": (2, 2), "min": (2, None), "max": (2, None)}
 
 
+def _single_literal(tree: ast.FunctionDef, name: str) -> Any:
+    """The integer (or tuple of integers) a local is assigned, where it is assigned exactly once, by a plain
+    ``name = literal`` statement, and is not a parameter; else None."""
+    if name in {a.arg for a in tree.args.args}:
+        return None
+    stores = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
+    if len(stores) != 1:
+        return None
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and n.targets[0] is stores[0]:
+            v = n.value
+            if isinstance(v, ast.Constant) and isinstance(v.value, int) and not isinstance(v.value, bool):
+                return v.value
+            if isinstance(v, ast.Tuple) and v.elts and all(isinstance(e, ast.Constant) and isinstance(e.value, int)
+                                                           and not isinstance(e.value, bool) for e in v.elts):
+                return tuple(e.value for e in v.elts)
+    return None
+
+
 def _needs_constant(tree: ast.FunctionDef) -> set[str]:
     """The parameters of a device function whose value must be a compile-time constant: named in the shape of
     a ``cuda.shared.array``/``cuda.local.array`` (``shape=(n, m)`` too), passed on, as a whole argument, to
@@ -544,9 +563,13 @@ class CallLowering:
                 Array(st, len(shape), "C", "local"))
 
     def const_value(self, node: ast.AST, tuples: bool = False) -> Any:
-        """A compile-time number: a literal, or a name or attribute of a module constant (else None)."""
+        """A compile-time number: a literal, a local assigned once, from a literal (``N = 100``: numba's
+        constant inference sees through it), or a name or attribute of a module constant (else None)."""
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
             return node.value
+        if isinstance(node, ast.Name) and node.id in self.locals:
+            v = _single_literal(self.tree, node.id)
+            return v if v is not None and (tuples or not isinstance(v, tuple)) else None
         if isinstance(node, (ast.Name, ast.Attribute)):
             ref = self.resolve(node)
             if isinstance(ref, (bool, int, float, np.integer, np.floating)) or (tuples and isinstance(ref, tuple)):

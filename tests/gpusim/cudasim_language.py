@@ -243,6 +243,18 @@ def round_f8(out, x, n):
         out[i] = round(x[i], n)
 
 
+# -- a local assigned once from a literal, as a shared array's shape ---------------------------------------------
+
+@cuda.jit
+def reverse_in_shared(a):
+    n = 16
+    buf = cuda.shared.array(n, float32)
+    t = cuda.threadIdx.x
+    buf[t] = a[t]
+    cuda.syncthreads()
+    a[t] = buf[n - 1 - t]
+
+
 def main(path: str) -> None:
     res: dict = {}
     bins = np.array([(7 * k * k + 3) % 23 for k in range(32)], dtype=np.uint32)
@@ -328,6 +340,10 @@ def main(path: str) -> None:
     out = np.zeros_like(xs)
     round_f8[1, 8](out, xs, 2)
     res["round_f8"] = out.tolist()
+
+    rev = np.arange(16, dtype=np.float32)
+    reverse_in_shared[1, 16](rev)
+    res["reverse_in_shared"] = rev.tolist()
 
     st = gpusim.cudasim.stats()
     res["stats"] = {"gpusim": st.gpusim_launches, "fallback": st.fallback_launches, "fallbacks": st.fallbacks}

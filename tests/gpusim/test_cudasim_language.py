@@ -41,7 +41,7 @@ def res(tmp_path_factory):
 
 def test_every_launch_ran_on_gpusim(res):
     assert res["stats"]["fallback"] == 0 and res["stats"]["fallbacks"] == {}
-    assert res["stats"]["gpusim"] == 2 + 1 + 6 + 1 + 3 + 2 + 3 + 1 + 2 + 1 + 2
+    assert res["stats"]["gpusim"] == 2 + 1 + 6 + 1 + 3 + 2 + 3 + 1 + 2 + 1 + 2 + 1
 
 
 def test_an_intrinsic_a_dtype_a_shape_and_a_device_function_pass_to_a_device_function(res):
@@ -138,6 +138,10 @@ def test_round_to_ndigits_follows_numba(res):
     xs = [2.675, 1234.5, -2.5, 0.125, 1e300]
     assert res["round_f8"] == [_numba_round(x, 2) for x in xs]
     assert res["round_f8"][0] == 2.68          # 2.675 * 100 is exactly 267.5 in float64: half to even, 268
+
+
+def test_a_local_literal_is_a_shared_array_shape(res):
+    assert res["reverse_in_shared"] == np.arange(16, dtype=np.float32)[::-1].tolist()
 
 
 def test_a_kernel_in_python_c_prints_through_gpusim():
