@@ -9,6 +9,7 @@ importing numba.cuda here.
 from __future__ import annotations
 
 import ast
+import enum
 import math
 import types
 from dataclasses import dataclass
@@ -57,6 +58,13 @@ class OperatorRef:
     ``OPERATOR_UNARY``)."""
 
     name: str
+
+
+@dataclass(frozen=True)
+class IntEnumRef:
+    """An ``IntEnum`` class: ``Cls.member`` is the member's int."""
+
+    cls: type
 
 
 @dataclass(frozen=True)
@@ -137,6 +145,10 @@ def classify_global(name: str, obj: Any) -> Any:
         if mname == "cmath":
             return ModuleRef("cmath")
         raise LookupError(f"module {mname!r}")
+    if isinstance(obj, enum.IntEnum):  # an IntEnum member is the int it is (numba's IntEnumMember)
+        return int(obj)
+    if isinstance(obj, type) and issubclass(obj, enum.IntEnum):
+        return IntEnumRef(obj)
     op = _operator_name(obj)
     if op is not None:
         return OperatorRef(op)
@@ -146,7 +158,7 @@ def classify_global(name: str, obj: Any) -> Any:
     if dt is not None and obj not in (float, int, bool, complex):
         return DTypeRef(dt)
     mod = getattr(obj, "__module__", None) or ""
-    if mod.startswith("numba.cuda") and not isinstance(obj, (int, float)):
+    if mod.startswith("numba.cuda") and not mod.startswith("numba.cuda.tests") and not isinstance(obj, (int, float)):
         qual = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or name
         return CudaRef(str(qual))
     if isinstance(obj, (bool, int, float, np.integer, np.floating, np.bool_)):
@@ -241,4 +253,6 @@ def qualified(base: Any, parts: list[str]) -> Any:
         return OtherRef(base.kind, ".".join(parts))
     if isinstance(base, CudaRef):
         return CudaRef(base.path + "." + ".".join(parts))
+    if isinstance(base, IntEnumRef) and len(parts) == 1 and isinstance(base.cls.__dict__.get(parts[0]), base.cls):
+        return int(base.cls.__dict__[parts[0]])
     return None

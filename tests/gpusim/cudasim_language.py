@@ -11,6 +11,7 @@ imported, so none of this may run inside the test process.
 from __future__ import annotations
 
 import cmath
+import enum
 import json
 import operator
 import sys
@@ -21,7 +22,7 @@ import numpy as np
 if not hasattr(np, "row_stack"):  # numba-cuda 0.30 still calls np.row_stack, removed in NumPy 2.5
     np.row_stack = np.vstack
 
-from numba import cuda, float32, uint32  # noqa: E402
+from numba import cuda, float32, int32, uint32  # noqa: E402
 
 import gpusim.cudasim  # noqa: E402
 
@@ -255,6 +256,20 @@ def reverse_in_shared(a):
     a[t] = buf[n - 1 - t]
 
 
+# -- IntEnum members are their ints ----------------------------------------------------------------------------
+
+class Status(enum.IntEnum):
+    OK = 200
+    MISSING = 404
+
+
+@cuda.jit
+def status_offsets(out, codes):
+    i = cuda.grid(1)
+    if i < codes.size:
+        out[i] = codes[i] - Status.MISSING if codes[i] > Status.OK else codes[i] + int32(Status.OK)
+
+
 def main(path: str) -> None:
     res: dict = {}
     bins = np.array([(7 * k * k + 3) % 23 for k in range(32)], dtype=np.uint32)
@@ -344,6 +359,11 @@ def main(path: str) -> None:
     rev = np.arange(16, dtype=np.float32)
     reverse_in_shared[1, 16](rev)
     res["reverse_in_shared"] = rev.tolist()
+
+    codes = np.array([100, 200, 404, 500], dtype=np.int64)
+    out = np.zeros(4, dtype=np.int64)
+    status_offsets[1, 4](out, codes)
+    res["status_offsets"] = out.tolist()
 
     st = gpusim.cudasim.stats()
     res["stats"] = {"gpusim": st.gpusim_launches, "fallback": st.fallback_launches, "fallbacks": st.fallbacks}

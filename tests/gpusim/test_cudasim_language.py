@@ -41,7 +41,7 @@ def res(tmp_path_factory):
 
 def test_every_launch_ran_on_gpusim(res):
     assert res["stats"]["fallback"] == 0 and res["stats"]["fallbacks"] == {}
-    assert res["stats"]["gpusim"] == 2 + 1 + 6 + 1 + 3 + 2 + 3 + 1 + 2 + 1 + 2 + 1
+    assert res["stats"]["gpusim"] == 2 + 1 + 6 + 1 + 3 + 2 + 3 + 1 + 2 + 1 + 2 + 1 + 1
 
 
 def test_an_intrinsic_a_dtype_a_shape_and_a_device_function_pass_to_a_device_function(res):
@@ -142,6 +142,10 @@ def test_round_to_ndigits_follows_numba(res):
 
 def test_a_local_literal_is_a_shared_array_shape(res):
     assert res["reverse_in_shared"] == np.arange(16, dtype=np.float32)[::-1].tolist()
+
+
+def test_intenum_members_are_their_ints(res):
+    assert res["status_offsets"] == [300, 400, 0, 96]   # 100 + 200, 200 + 200, 404 - 404, 500 - 404
 
 
 def test_a_kernel_in_python_c_prints_through_gpusim():
