@@ -58,12 +58,15 @@ def remember_exec_sources() -> None:
 def _audit(event: str, args: tuple) -> None:
     if event == "compile":
         source = args[0]
-        _pending.source = source if isinstance(source, (str, bytes)) else None
+        _pending.source = (source, args[1]) if isinstance(source, (str, bytes)) else None
     elif event == "exec":
-        source = getattr(_pending, "source", None)
+        pending = getattr(_pending, "source", None)
         _pending.source = None
         code = args[0] if args else None
-        if source is not None and isinstance(code, types.CodeType):
+        # the string compiled last in this thread, if it is this code's (exec of a string compiles it just
+        # before); a code object compiled earlier and run later is checked again when its source is used
+        if pending is not None and isinstance(code, types.CodeType) and code.co_filename == pending[1]:
+            source = pending[0]
             text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
             for inner in _nested_codes(code):
                 if inner is not code:
@@ -106,10 +109,10 @@ def _string_source(func: Any) -> tuple[list[str], list[str], int] | None:
     if not isinstance(code, types.CodeType):
         return None
     text = _EXEC_SOURCES.get(code)
-    if text is None:
-        text = _command_line_source() if code.co_filename == "<string>" else None
-        if text is None or not _compiled_from(text, code):
-            return None
+    if text is None and code.co_filename == "<string>":
+        text = _command_line_source()
+    if text is None or not _compiled_from(text, code):  # only a text that compiles to this very code
+        return None
     lines = text.splitlines(keepends=True)
     first = code.co_firstlineno
     if not 1 <= first <= len(lines):
