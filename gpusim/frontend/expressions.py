@@ -81,6 +81,15 @@ class ExprLowering:
             return N.Const(python_value(convert(e.type.dtype.type(e.value), t.dtype)), type=t, line=e.line)
         return N.Cast(e, type=t, line=e.line)
 
+    def once(self, e: N.Expr, out: list, line: int) -> N.Expr:
+        """``e`` as a value that can be read again without evaluating it again: itself for a variable or a
+        constant, else a temporary assigned it by a statement appended to ``out``."""
+        if isinstance(e, (N.Var, N.Const)):
+            return e
+        name = self.tmp()
+        out.append(N.Assign(name, e, line=line))
+        return N.Var(name, type=e.type, line=line)
+
     def truth(self, e: N.Expr, node: ast.AST) -> N.Expr:
         if e.type == BOOL:
             return e

@@ -335,14 +335,7 @@ class FunctionLowering(ExprLowering, CallLowering, UfuncLowering, IterationLower
             index = self.index(s.target, array)
             if isinstance(index, N.Trap):
                 return [N.ExprStmt(index, line=line)]
-            stable = []
-            for e in index:  # the index is evaluated once, for the load and the store
-                if isinstance(e, (N.Var, N.Const)):
-                    stable.append(e)
-                else:
-                    name = self.tmp()
-                    out.append(N.Assign(name, e, line=line))
-                    stable.append(N.Var(name, type=e.type, line=line))
+            stable = [self.once(e, out, line) for e in index]  # evaluated once, for the load and the store
             old = N.Load(array, stable, type=array.type.dtype, line=line)
             new = self.binary(op, old, self.expr(s.value), s)
             return out + self.store(s.target, new, line, index=stable, array=array)

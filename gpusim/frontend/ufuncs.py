@@ -72,18 +72,11 @@ class UfuncLowering:
             raise self.error(node, f"the output of np.{name}() must be a writable array, not {out.type}")
         nd = out.type.ndim
         pre: list[N.Stmt] = []
-        operands = []
-        for e in [*ins, out]:  # arrays evaluated once, before the loop
+        for e in [*ins, out]:
             if isinstance(e.type, Array) and e.type.ndim != nd:
                 raise self.error(node, f"np.{name}(): every array must have the output's {nd} dimensions "
                                        f"(broadcasting is not supported in a kernel), not {e.type.ndim}")
-            if isinstance(e, (N.Var, N.Const)):
-                operands.append(e)
-            else:
-                v = self.tmp()
-                pre.append(N.Assign(v, e, line=line))
-                operands.append(N.Var(v, type=e.type, line=line))
-        *ins, out = operands
+        *ins, out = [self.once(e, pre, line) for e in [*ins, out]]  # each evaluated once, before the loop
         idx_names = [self.tmp() for _ in range(nd)]
         idx = [N.Var(n, type=INT64, line=line) for n in idx_names]
         elems = [N.Load(e, list(idx), type=e.type.dtype, line=line) if isinstance(e.type, Array) else e for e in ins]
