@@ -17,6 +17,7 @@ from ..device import FULL_MASK
 from ..faults import KernelCompileError
 from ..ir import nodes as N
 from ..ir.types import BOOL, FLOAT16, FLOAT32, INT32, INT64, UINT32, Array, Scalar, Tuple, scalar
+from ..ir.walk import walk_exprs
 from . import typing as ty
 from .constants import dtype_from_string
 from .names import (
@@ -592,9 +593,26 @@ class CallLowering:
 
     # -- math, builtins, casts ---------------------------------------------------------------------------------
     def plain_args(self, what: str, node: ast.Call) -> list[N.Expr]:
+        """The arguments' values; ``*t`` of a tuple spreads its items (``complex(*cmath.polar(z))``)."""
         if node.keywords:
             raise self.error(node, f"{what}() takes no keyword arguments in a kernel", KernelCompileError)
-        return [self.expr(a) for a in node.args]
+        out: list[N.Expr] = []
+        for a in node.args:
+            if not isinstance(a, ast.Starred):
+                out.append(self.expr(a))
+                continue
+            t = self.expr(a.value)
+            if not isinstance(t.type, Tuple):
+                raise self.error(a, f"*-unpacking of a {t.type}: only a tuple spreads into arguments in a kernel")
+            if isinstance(t, N.MakeTuple):
+                out.extend(t.items)
+                continue
+            # each item reads the tuple again: only where that costs no memory access and has no effect
+            if any(isinstance(x, (N.Load, N.Atomic, N.Call, N.Trap)) for x in walk_exprs(t)):
+                raise self.error(a, "*-unpacking of a tuple read from memory or made by a call: assign it to a "
+                                    "variable first")
+            out.extend(N.TupleItem(t, k, type=it, line=a.lineno) for k, it in enumerate(t.type.items))
+        return out
 
     def math_call(self, name: str, node: ast.Call) -> N.Expr:
         if name not in ty.MATH:

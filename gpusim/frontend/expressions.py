@@ -223,6 +223,9 @@ class ExprLowering:
         if isinstance(node, ast.Tuple):
             items = [self.expr(e) for e in node.elts]
             return N.MakeTuple(items, type=Tuple(tuple(i.type for i in items)), line=line)
+        if isinstance(node, ast.Starred):
+            raise self.error(node, "*-unpacking cannot be used in a kernel here (a tuple spreads into a builtin's "
+                                   "or a math function's arguments only)")
         if isinstance(node, ast.Slice):
             raise self.error(node, "slicing arrays is not supported in a kernel")
         raise self.error(node, f"{type(node).__name__} expressions are not supported in a kernel")

@@ -270,6 +270,14 @@ def status_offsets(out, codes):
         out[i] = codes[i] - Status.MISSING if codes[i] > Status.OK else codes[i] + int32(Status.OK)
 
 
+@cuda.jit
+def polar_parts(out, z):
+    i = cuda.grid(1)
+    if i < z.size:
+        r_phi = cmath.polar(z[i])
+        out[i] = complex(*r_phi)               # a tuple spread into a builtin's arguments
+
+
 def main(path: str) -> None:
     res: dict = {}
     bins = np.array([(7 * k * k + 3) % 23 for k in range(32)], dtype=np.uint32)
@@ -364,6 +372,11 @@ def main(path: str) -> None:
     out = np.zeros(4, dtype=np.int64)
     status_offsets[1, 4](out, codes)
     res["status_offsets"] = out.tolist()
+
+    pz = np.array([3 + 4j, -1j, -2.0])
+    out = np.zeros(3, dtype=np.complex128)
+    polar_parts[1, 4](out, pz)
+    res["polar_parts"] = [[c.real, c.imag] for c in out.tolist()]
 
     st = gpusim.cudasim.stats()
     res["stats"] = {"gpusim": st.gpusim_launches, "fallback": st.fallback_launches, "fallbacks": st.fallbacks}

@@ -9,6 +9,7 @@ GPUSIM_LANGUAGE_RESULTS=FILE the same checks read the results cudasim_language.p
 
 from __future__ import annotations
 
+import cmath
 import json
 import math
 import os
@@ -50,7 +51,7 @@ def res(tmp_path_factory):
 @pytest.mark.skipif(bool(RECORDED), reason="results recorded on a GPU")
 def test_every_launch_ran_on_gpusim(res):
     assert res["stats"]["fallback"] == 0 and res["stats"]["fallbacks"] == {}
-    assert res["stats"]["gpusim"] == 2 + 1 + 6 + 1 + 3 + 2 + 3 + 1 + 2 + 1 + 2 + 1 + 1
+    assert res["stats"]["gpusim"] == 2 + 1 + 6 + 1 + 3 + 2 + 3 + 1 + 2 + 1 + 2 + 1 + 1 + 1
 
 
 def test_an_intrinsic_a_dtype_a_shape_and_a_device_function_pass_to_a_device_function(res):
@@ -147,6 +148,11 @@ def test_round_to_ndigits_follows_numba(res):
     xs = [2.675, 1234.5, -2.5, 0.125, 1e300]
     assert res["round_f8"] == [_numba_round(x, 2) for x in xs]
     assert res["round_f8"][0] == 2.68          # 2.675 * 100 is exactly 267.5 in float64: half to even, 268
+
+
+def test_a_tuple_spreads_into_a_builtins_arguments(res):
+    want = [complex(*cmath.polar(z)) for z in (3 + 4j, -1j, -2.0)]
+    assert res["polar_parts"] == [[w.real, w.imag] for w in want]
 
 
 def test_a_local_literal_is_a_shared_array_shape(res):
