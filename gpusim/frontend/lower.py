@@ -23,6 +23,7 @@ from . import typing as ty
 from .calls import CallLowering
 from .expressions import ExprLowering, TypeConflict
 from .iteration import IterationLowering
+from .numeric_calls import NumericCallLowering
 from .source import Source
 from .subset import assigned_names, check_subset, error
 from .ufuncs import UfuncLowering
@@ -54,7 +55,7 @@ class LoopContext:
     continue_envs: list[dict[str, Type]] = field(default_factory=list)
 
 
-class FunctionLowering(ExprLowering, CallLowering, UfuncLowering, IterationLowering):
+class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLowering, IterationLowering):
     """Lowers one function for one tuple of argument types; ``builder`` supplies callees and globals."""
 
     def __init__(self, builder: Builder, func: Any, src: Source, key: str, arg_types: tuple[Type, ...],
