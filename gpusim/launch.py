@@ -16,7 +16,7 @@ from .backends.lanes.codegen import Compiled, generate
 from .faults import KernelError, KernelFault, LaunchError, UnsupportedConstruct
 from .frontend.compiler import compile_module
 from .ir.nodes import Module
-from .ir.types import BOOL, FLOAT64, INT64, UINT64, Array, Type, array_of, scalar
+from .ir.types import BOOL, COMPLEX128, FLOAT64, INT64, UINT64, Array, Tuple, Type, array_of, scalar
 from .observe.events import LaunchInfo
 from .report import LaunchReport
 from .runtime.core import Abort, Runtime, timeout
@@ -55,14 +55,14 @@ def arg_type(value: Any, name: str, code: Any = None) -> Type:
         known = _ARRAY_TYPES.get(key)
         if known is not None:
             return known
-        if value.dtype.kind in "cmMV" and value.dtype.isnative:
-            what = "complex numbers are" if value.dtype.kind == "c" else f"arrays of {value.dtype} are"
+        if value.dtype.kind in "mMV" and value.dtype.isnative:
+            what = f"arrays of {value.dtype} are"
             filename = code.co_filename if code is not None else "<unknown>"
             lineno = code.co_firstlineno if code is not None else 0
             raise UnsupportedConstruct(f"argument {name!r} is a {value.dtype} array: {what} not supported by gpusim "
                                        "yet", filename=filename, lineno=lineno,
                                        source_line=linecache.getline(filename, lineno).rstrip("\n"))
-        if value.dtype.kind not in "biuf" or not value.dtype.isnative:
+        if value.dtype.kind not in "biufc" or not value.dtype.isnative or value.dtype.itemsize > 16:
             raise LaunchError(f"argument {name!r} has dtype {value.dtype}; use numeric arrays")
         t = _ARRAY_TYPES[key] = array_of(value)
         return t
@@ -76,13 +76,24 @@ def arg_type(value: Any, name: str, code: Any = None) -> Type:
         raise LaunchError(f"argument {name!r} is {value}, which does not fit in 64 bits")
     if isinstance(value, float):
         return FLOAT64
-    if isinstance(value, (np.integer, np.floating)):
+    if isinstance(value, (np.integer, np.floating, np.complex64, np.complex128)):
         return scalar(value.dtype)
     if isinstance(value, complex):
-        raise LaunchError(f"argument {name!r}: complex numbers are not supported")
+        return COMPLEX128
+    if _is_tuple(value):  # numba's UniTuple/Tuple, or NamedTuple/NamedUniTuple with its field names
+        items = tuple(arg_type(v, f"{name}[{k}]", code) for k, v in enumerate(value))
+        return Tuple(items, tuple(value._fields) if type(value) is not tuple else None)
     if hasattr(value, "copy_to_host"):
         raise LaunchError(f"argument {name!r} is a device array; pass a NumPy array to the simulator")
     raise LaunchError(f"argument {name!r} is a {type(value).__name__}; kernels take NumPy arrays and numbers")
+
+
+def _is_tuple(value: Any) -> bool:
+    """A tuple or a namedtuple (whose fields are all of its items)."""
+    if type(value) is tuple:
+        return True
+    fields = getattr(type(value), "_fields", None)
+    return isinstance(value, tuple) and isinstance(fields, tuple) and len(fields) == len(value)
 
 
 def compile_kernel(kernel: Any, *, instrument: bool = True, args: tuple | None = None,
@@ -129,6 +140,13 @@ def _memory_of(comp: Compiled) -> limits.Memory:
     if comp.memory is None:
         comp.memory = limits.declared(comp.module)
     return comp.memory
+
+
+def _leaves(name: str, value: Any, t: Type) -> list[tuple[str, Any, Type]]:
+    """(name, value, type) of each array and scalar in an argument, depth first through tuples."""
+    if not isinstance(t, Tuple):
+        return [(name, value, t)]
+    return [leaf for k, (v, it) in enumerate(zip(value, t.items)) for leaf in _leaves(f"{name}[{k}]", v, it)]
 
 
 def _scalar(v: Any, t: Type) -> Any:
@@ -183,12 +201,14 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         raise LaunchError(f"kernel {kname!r} takes {len(names)} arguments ({', '.join(names)}), {len(args)} given")
     signature = tuple(arg_type(v, n, None if isinstance(kernel, Module) else func.__code__)
                       for v, n in zip(args, names))
-    for name, v in zip(names, args):
+    # a tuple argument is passed as its items (the kernel's parameters: frontend.lower.tuple_leaves)
+    leaves = [leaf for n, v, t in zip(names, args, signature) for leaf in _leaves(n, v, t)]
+    for name, v, _ in leaves:
         if isinstance(v, np.ndarray) and not v.flags.writeable:
             raise LaunchError(f"argument {name!r} is read-only; pass a writable array")
     if isinstance(kernel, Module):
         want = kernel.signature
-        if signature != want:
+        if tuple(t for _, _, t in leaves) != want:
             got = ", ".join(str(t) for t in signature)
             raise LaunchError(f"kernel {kname!r} was compiled for ({', '.join(str(t) for t in want)}), not ({got})")
         comp = _cached(kernel, bool(instrument), lambda: generate(kernel, bool(instrument)))
@@ -202,11 +222,11 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
                                                           CHUNK_LANES)
     if instrument and not refused:
         limits.check_counts(memory, info.num_blocks, info.num_threads, int(shared_mem),
-                            len({id(v) for v in args if isinstance(v, np.ndarray)}))
+                            len({id(v) for _, v, _ in leaves if isinstance(v, np.ndarray)}))
     handles: dict[int, ArrayHandle] = {}
     call_args = []
     address = 0x7000_0000
-    for name, v, t in zip(names, args, signature):
+    for name, v, t in leaves:
         if isinstance(v, np.ndarray):
             h = handles.get(id(v))
             if h is None:

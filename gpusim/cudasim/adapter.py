@@ -10,7 +10,8 @@ the simulator drops. A launch:
    with scalars cast to the eager signature's types where there is one;
 2. runs ``gpusim.launch`` on a copy of the kernel whose global and closure arrays are frozen at its first
    launch (numba compiles them in as constants);
-3. raises the first fault the policy says to raise (``policy.as_raised``), or copies the results back.
+3. writes what the kernel printed to stdout, then raises the first fault the policy says to raise
+   (``policy.as_raised``), or copies the results back.
 
 A kernel gpusim cannot run — a compile error, an argument it does not take, a Python error in gpusim's code
 for it — is an error in ``strict`` mode; in ``fallback`` mode any device array gpusim wrote is restored, numba's
@@ -32,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from ..frontend.names import CapturedDeviceArray
+from ..frontend.source import remember_exec_sources
 from ..launch import launch
 from .policy import FaultPolicy, as_raised, is_limitation
 
@@ -71,6 +73,7 @@ def attach(mode: str = "fallback", faults: str | None = None) -> None:
                            "in for: set NUMBA_ENABLE_CUDASIM=1 (or call gpusim.install()) before numba.cuda is "
                            "imported")
     _settings.mode, _settings.policy = mode, policy
+    remember_exec_sources()  # kernels built by exec of a string (numba reads bytecode; gpusim reads source)
     if _patched:
         return
     from numba.cuda import simulator
@@ -150,6 +153,7 @@ def _launch(kernel: Any, args: tuple, original_call: Any) -> Any:
         return _cannot_run(kernel, limitation, limitation, args, original_call, saved, t0)
     fault = _settings.policy.first_to_raise(report.faults)
     _stats.gpusim_launches += 1
+    _write_output(report)
     try:
         if fault is not None:
             raise as_raised(fault) from None
@@ -158,6 +162,14 @@ def _launch(kernel: Any, args: tuple, original_call: Any) -> Any:
     finally:
         _stats.gpusim_seconds += time.perf_counter() - t0
     return None
+
+
+def _write_output(report: Any) -> None:
+    """What the kernel printed, to stdout, as numba's simulator prints it (and a GPU, at the next sync)."""
+    if report.output:
+        sys.stdout.write("".join(rec.text + "\n" for rec in report.output))
+    if report.output_dropped:
+        sys.stderr.write(f"gpusim: {report.output_dropped} more lines printed by the kernel were not kept\n")
 
 
 def _cannot_run(kernel: Any, error: Exception, fault: Any, args: tuple, original_call: Any, saved: list,
@@ -208,9 +220,13 @@ def _move_arguments(kernel: Any, args: tuple, retr: list) -> list:
 
 
 def _unwrap(value: Any) -> Any:
-    """A simulator device array -> the NumPy array it holds; anything else as it is."""
+    """A simulator device array -> the NumPy array it holds (inside tuples too); anything else as it is."""
     from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
 
+    if type(value) is tuple:
+        return tuple(_unwrap(v) for v in value)
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):  # a namedtuple: the same type back
+        return type(value)(*(_unwrap(v) for v in value))
     return value._ary if isinstance(value, FakeCUDAArray) else value
 
 
@@ -238,10 +254,19 @@ def _cast_to_signature(kernel: Any, values: list) -> list:
     for i, (v, ty) in enumerate(zip(values, argtypes)):
         if isinstance(ty, (nbtypes.Integer, nbtypes.Float, nbtypes.Boolean)) and not isinstance(v, np.ndarray):
             try:
-                out[i] = as_dtype(ty).type(v)
+                out[i] = _converted(v, as_dtype(ty))
             except (TypeError, ValueError, OverflowError):
                 pass
     return out
+
+
+def _converted(value: Any, dtype: np.dtype) -> Any:
+    """A scalar argument as numba passes it for a signature's type: a Python int that does not fit wraps, as
+    the C conversion numba emits does (``0xFFFFFFFF`` for an ``int32`` is -1)."""
+    if isinstance(value, int) and not isinstance(value, bool) and dtype.kind in "iu":
+        wide = np.int64(value) if -(1 << 63) <= value < (1 << 63) else np.uint64(value)
+        return wide.astype(dtype)
+    return dtype.type(value)
 
 
 def _frozen(kernel: Any) -> Any:

@@ -76,8 +76,11 @@ class Builder:
         self.decls += 1
         return self.decls
 
-    def callee(self, func: Any, arg_types: tuple[Type, ...], node: ast.AST, caller: FunctionLowering) -> N.Function:
-        key = (func, arg_types, False)
+    def callee(self, func: Any, arg_types: tuple[Type, ...], node: ast.AST, caller: FunctionLowering,
+               statics: tuple = ()) -> N.Function:
+        """The device function ``func`` typed for ``arg_types``, with the compile-time arguments ``statics``
+        (``(parameter, what it refers to)`` pairs) bound as constants."""
+        key = (func, arg_types, False, statics)
         fn = self.done.get(key)
         if fn is not None:
             return fn
@@ -108,12 +111,12 @@ class Builder:
                 "code: loop over the work instead", filename=code.co_filename, lineno=code.co_firstlineno)
 
     def lower_one(self, key: tuple) -> N.Function:
-        func, arg_types, is_kernel = key
+        func, arg_types, is_kernel, statics = key
         src = self.source(func)
         base = func.__name__
         n = self.names.get(base, 0)
         name = base if n == 0 else f"{base}#{n + 1}"
-        low = FunctionLowering(self, func, src, name, arg_types, is_kernel, self.globals[func])
+        low = FunctionLowering(self, func, src, name, arg_types, is_kernel, self.globals[func], statics)
         try:
             with np.errstate(all="ignore"):
                 fn = low.lower()
@@ -125,7 +128,7 @@ class Builder:
         return fn
 
     def build(self, func: Any, arg_types: tuple[Type, ...]) -> N.Module:
-        entry = (func, arg_types, True)
+        entry = (func, arg_types, True, ())
         stack = [entry]
         while stack:
             key = stack[-1]

@@ -74,9 +74,21 @@ class ExprLowering:
             return N.MakeTuple(items, type=t, line=e.line)
         if not (isinstance(t, Scalar) and isinstance(e.type, Scalar)):
             raise self.error(e.line, f"cannot convert a {e.type} to {t}", KernelCompileError)
+        if e.type.is_complex and not t.is_complex:
+            raise self.error(e.line, f"cannot convert a {e.type} to {t} (numba-cuda converts a complex number to a "
+                                     "real one nowhere: take its .real or abs())", KernelCompileError)
         if isinstance(e, N.Const):
             return N.Const(python_value(convert(e.type.dtype.type(e.value), t.dtype)), type=t, line=e.line)
         return N.Cast(e, type=t, line=e.line)
+
+    def once(self, e: N.Expr, out: list, line: int) -> N.Expr:
+        """``e`` as a value that can be read again without evaluating it again: itself for a variable or a
+        constant, else a temporary assigned it by a statement appended to ``out``."""
+        if isinstance(e, (N.Var, N.Const)):
+            return e
+        name = self.tmp()
+        out.append(N.Assign(name, e, line=line))
+        return N.Var(name, type=e.type, line=line)
 
     def truth(self, e: N.Expr, node: ast.AST) -> N.Expr:
         if e.type == BOOL:
@@ -94,7 +106,7 @@ class ExprLowering:
 
     # -- names ------------------------------------------------------------------------------------------------
     def global_ref(self, name: str, node: ast.AST) -> Any:
-        cache = self.builder.global_cache(self.func)
+        cache = self.builder.global_cache(self.cache_key)
         if name in cache:
             return cache[name]
         if name in self.globals:
@@ -164,7 +176,7 @@ class ExprLowering:
 
     def const_array(self, ref: ConstArrayRef, node: ast.AST) -> N.ConstArray:
         data = ref.array if ref.by_pointer else self.builder.frozen_array(ref.array)
-        if data.dtype.kind not in "biuf":
+        if data.dtype.kind not in "biufc":
             raise self.error(node, f"the module array {ref.name!r} has dtype {data.dtype}: a kernel reads numeric "
                                    "arrays only")
         from ..ir.types import array_of
@@ -183,7 +195,7 @@ class ExprLowering:
             if isinstance(v, str):
                 raise self.error(node, "strings cannot be used in a kernel (except as print() arguments)")
             if isinstance(v, complex):
-                raise self.error(node, "complex numbers are not supported by gpusim yet")
+                return N.Const(v, type=literal_type(v), line=line)
             if v is None:
                 raise self.error(node, "None cannot be used as a value in a kernel")
             raise self.error(node, f"the constant {v!r} cannot be used in a kernel")
@@ -211,6 +223,9 @@ class ExprLowering:
         if isinstance(node, ast.Tuple):
             items = [self.expr(e) for e in node.elts]
             return N.MakeTuple(items, type=Tuple(tuple(i.type for i in items)), line=line)
+        if isinstance(node, ast.Starred):
+            raise self.error(node, "*-unpacking cannot be used in a kernel here (a tuple spreads into a builtin's "
+                                   "or a math function's arguments only)")
         if isinstance(node, ast.Slice):
             raise self.error(node, "slicing arrays is not supported in a kernel")
         raise self.error(node, f"{type(node).__name__} expressions are not supported in a kernel")
@@ -234,6 +249,11 @@ class ExprLowering:
             if node.attr == "ndim":
                 return N.Const(t.ndim, type=INT64, line=line)
             raise self.error(node, f"the array attribute .{node.attr} is not supported in a kernel")
+        if isinstance(t, Scalar) and node.attr in ("real", "imag"):
+            return self.complex_part(base, node.attr, line)
+        if isinstance(t, Tuple) and t.fields is not None and node.attr in t.fields:  # a namedtuple's field
+            k = t.fields.index(node.attr)
+            return N.TupleItem(base, k, type=t.items[k], line=line)
         raise self.error(node, f"the attribute .{node.attr} is not supported in a kernel")
 
     def dim3_alias(self, node: ast.AST) -> str | None:
@@ -252,6 +272,17 @@ class ExprLowering:
             alias = paths.pop() if len(sets) == len(stores) and len(paths) == 1 else None
             aliases[node.id] = alias if alias in _DIM3 else None
         return aliases[node.id]
+
+    @staticmethod
+    def complex_part(z: N.Expr, part: str, line: int) -> N.Expr:
+        """``z.real`` / ``z.imag``: of a complex number, its part, a float of half its width; of a real number, the
+        number itself and a zero of its type (numba's rules)."""
+        t = z.type
+        if t.is_complex:
+            return N.Intrinsic(f"complex.{part}", [z], type=Scalar(f"float{t.bits // 2}"), line=line)
+        if part == "real":
+            return z
+        return N.Const(False if t.is_bool else 0.0 if t.is_float else 0, type=t, line=line)
 
     def subscript(self, node: ast.Subscript) -> N.Expr:
         base = self.expr(node.value)

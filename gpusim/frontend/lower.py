@@ -22,13 +22,31 @@ from ..ir.types import INT64, NONE, Array, Scalar, Tuple, Type
 from . import typing as ty
 from .calls import CallLowering
 from .expressions import ExprLowering, TypeConflict
+from .iteration import IterationLowering
+from .numeric_calls import NumericCallLowering
 from .source import Source
 from .subset import assigned_names, check_subset, error
+from .ufuncs import UfuncLowering
 
 if TYPE_CHECKING:
     from .compiler import Builder
 
 MAX_LOOP_ROUNDS = 12
+
+
+def leaf_name(name: str, path: tuple[int, ...]) -> str:
+    return f"{name}$" + "_".join(str(k) for k in path)
+
+
+def tuple_leaves(name: str, t: Type, path: tuple[int, ...] = ()) -> list[tuple[str, Type]]:
+    """The kernel parameters a tuple argument ``name`` of type ``t`` arrives as: its arrays and scalars, depth
+    first (``x$0``, ``x$1_0``, ...); the launch passes the argument's items in the same order."""
+    if not isinstance(t, Tuple):
+        return [(leaf_name(name, path), t)]
+    out: list[tuple[str, Type]] = []
+    for k, it in enumerate(t.items):
+        out.extend(tuple_leaves(name, it, path + (k,)))
+    return out
 
 
 @dataclass
@@ -37,11 +55,11 @@ class LoopContext:
     continue_envs: list[dict[str, Type]] = field(default_factory=list)
 
 
-class FunctionLowering(ExprLowering, CallLowering):
+class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLowering, IterationLowering):
     """Lowers one function for one tuple of argument types; ``builder`` supplies callees and globals."""
 
     def __init__(self, builder: Builder, func: Any, src: Source, key: str, arg_types: tuple[Type, ...],
-                 is_kernel: bool, globals_: dict[str, Any]):
+                 is_kernel: bool, globals_: dict[str, Any], statics: tuple = ()):
         self.builder = builder
         self.func = func
         self.src = src
@@ -49,9 +67,16 @@ class FunctionLowering(ExprLowering, CallLowering):
         self.is_kernel = is_kernel
         self.globals = globals_
         self.tree = src.tree
-        self.params = [a.arg for a in self.tree.args.args]
+        # compile-time arguments (functions, dtypes, integer literals and shapes passed to a device function)
+        # are constants of this specialisation, as numba types them: names like globals, not parameters
+        self.statics = statics
+        self.cache_key = (func, statics) if statics else func
+        fixed = dict(statics)
+        self.params = [a.arg for a in self.tree.args.args if a.arg not in fixed]
         self.arg_types = arg_types
-        self.locals = assigned_names(self.tree)
+        self.locals = assigned_names(self.tree) - set(fixed)
+        cache = builder.global_cache(self.cache_key)
+        cache.update(fixed)
         self.env: dict[str, Type] = {}
         self.live = True
         self.loops: list[LoopContext] = []
@@ -74,11 +99,19 @@ class FunctionLowering(ExprLowering, CallLowering):
         if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
             raise self.error(tree, "kernel parameters must be plain names (no *args, **kwargs or defaults)")
         check_subset(self.src, tree)
-        params = []
+        params: list[N.Param] = []
+        prologue: list[N.Stmt] = []
         for name, t in zip(self.params, self.arg_types):
             self.env[name] = t
-            params.append(N.Param(name, t))
-        body = self.block(tree.body)
+            if self.is_kernel and isinstance(t, Tuple):
+                # a tuple argument arrives as its items, one parameter each (``tuple_leaves``), and is built
+                # again on entry: back ends see only arrays and scalars as kernel parameters
+                leaves = tuple_leaves(name, t)
+                params.extend(N.Param(n, lt) for n, lt in leaves)
+                prologue.append(N.Assign(name, self.rebuild_tuple(name, t, tree.lineno), line=tree.lineno))
+            else:
+                params.append(N.Param(name, t))
+        body = prologue + self.block(tree.body)
         ret: Type = NONE
         if not self.is_kernel:
             if self.live:  # the end is reachable: Python returns None there
@@ -88,6 +121,15 @@ class FunctionLowering(ExprLowering, CallLowering):
             ret = self.return_type()
         return N.Function(self.key, self.func.__name__, params, body, ret, self.is_kernel, self.src.filename,
                           tree.lineno)
+
+    @staticmethod
+    def rebuild_tuple(name: str, t: Tuple, line: int, path: tuple[int, ...] = ()) -> N.Expr:
+        items: list[N.Expr] = []
+        for k, it in enumerate(t.items):
+            sub = path + (k,)
+            items.append(FunctionLowering.rebuild_tuple(name, it, line, sub) if isinstance(it, Tuple)
+                         else N.Var(leaf_name(name, sub), type=it, line=line))
+        return N.MakeTuple(items, type=t, line=line)
 
     @staticmethod
     def last_line(tree: ast.AST) -> int:
@@ -294,14 +336,7 @@ class FunctionLowering(ExprLowering, CallLowering):
             index = self.index(s.target, array)
             if isinstance(index, N.Trap):
                 return [N.ExprStmt(index, line=line)]
-            stable = []
-            for e in index:  # the index is evaluated once, for the load and the store
-                if isinstance(e, (N.Var, N.Const)):
-                    stable.append(e)
-                else:
-                    name = self.tmp()
-                    out.append(N.Assign(name, e, line=line))
-                    stable.append(N.Var(name, type=e.type, line=line))
+            stable = [self.once(e, out, line) for e in index]  # evaluated once, for the load and the store
             old = N.Load(array, stable, type=array.type.dtype, line=line)
             new = self.binary(op, old, self.expr(s.value), s)
             return out + self.store(s.target, new, line, index=stable, array=array)
@@ -363,17 +398,17 @@ class FunctionLowering(ExprLowering, CallLowering):
                 self.fix_jumps(s.orelse, header, line)
 
     def for_stmt(self, s: ast.For) -> list[N.Stmt]:
-        if not isinstance(s.target, ast.Name):
-            raise self.error(s, "a range loop variable must be a plain name")
         it = s.iter
-        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
-                and it.func.id not in self.locals and "range" not in self.globals:
+        is_range = isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
+            and it.func.id not in self.locals and "range" not in self.globals
+        if is_range:
+            if not isinstance(s.target, ast.Name):
+                raise self.error(s, "a range loop variable must be a plain name")
             return self.range_loop(s)
-        values = self.iterable_tuple(it)
-        if values is None:
-            raise self.error(s, "only `for ... in range(...)` loops (and loops over a tuple) are supported in a "
-                                "kernel")
-        return self.tuple_loop(s, values)
+        values = self.iterable_tuple(it) if isinstance(s.target, ast.Name) else None
+        if values is not None:
+            return self.tuple_loop(s, values)
+        return self.iter_loop(s)  # arrays, enumerate, zip, unpacked targets (iteration.py)
 
     def range_loop(self, s: ast.For) -> list[N.Stmt]:
         call = s.iter

@@ -9,6 +9,7 @@ importing numba.cuda here.
 from __future__ import annotations
 
 import ast
+import enum
 import math
 import types
 from dataclasses import dataclass
@@ -19,7 +20,8 @@ import numpy as np
 # ---------------------------------------------------------------------------------------------- names
 
 #: builtins a kernel may call
-BUILTINS = {"range", "abs", "min", "max", "round", "int", "float", "bool", "len", "divmod", "print"}
+BUILTINS = {"range", "abs", "min", "max", "round", "int", "float", "bool", "len", "divmod", "print", "complex",
+            "pow"}
 MATH_CONSTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "tau": math.tau}
 
 
@@ -32,7 +34,7 @@ class CudaRef:
 
 @dataclass(frozen=True)
 class ModuleRef:
-    kind: str  # "cuda" | "math" | "numpy" | "numba"
+    kind: str  # "cuda" | "math" | "numpy" | "numba" | "operator" | "cmath"
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,29 @@ class DTypeRef:
     """A scalar type usable as a cast or a dtype: numba.float32, np.int32, ..."""
 
     dtype: np.dtype
+
+
+#: the ``operator`` module's functions a kernel may call, and the operator each one is (numba-cuda types
+#: ``operator.add(a, b)`` as ``a + b``)
+OPERATOR_BINARY = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "truediv", "floordiv": "floordiv",
+                   "mod": "mod", "pow": "pow", "lshift": "lshift", "rshift": "rshift", "or_": "or", "xor": "xor",
+                   "and_": "and", "eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge"}
+OPERATOR_UNARY = {"neg": "neg", "pos": "pos", "invert": "invert", "inv": "invert", "not_": "not"}
+
+
+@dataclass(frozen=True)
+class OperatorRef:
+    """``operator.<name>`` (or a name bound to it): a function of the operator module (``OPERATOR_BINARY``,
+    ``OPERATOR_UNARY``)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class IntEnumRef:
+    """An ``IntEnum`` class: ``Cls.member`` is the member's int."""
+
+    cls: type
 
 
 @dataclass(frozen=True)
@@ -85,6 +110,19 @@ def _dtype_of(obj: Any) -> np.dtype | None:
         return np.dtype(np.int64)
     if obj is bool:
         return np.dtype(np.bool_)
+    if obj is complex:
+        return np.dtype(np.complex128)
+    return None
+
+
+def _operator_name(obj: Any) -> str | None:
+    """The name of an ``operator``-module function a kernel may call, or None."""
+    import operator
+
+    name = getattr(obj, "__name__", None)
+    if isinstance(obj, types.BuiltinFunctionType) and isinstance(name, str) and \
+            (name in OPERATOR_BINARY or name in OPERATOR_UNARY) and getattr(operator, name, None) is obj:
+        return name
     return None
 
 
@@ -104,14 +142,25 @@ def classify_global(name: str, obj: Any) -> Any:
             return ModuleRef("numpy")
         if mname == "numba":
             return ModuleRef("numba")
+        if mname == "operator":
+            return ModuleRef("operator")
+        if mname == "cmath":
+            return ModuleRef("cmath")
         raise LookupError(f"module {mname!r}")
+    if isinstance(obj, enum.IntEnum):  # an IntEnum member is the int it is (numba's IntEnumMember)
+        return int(obj)
+    if isinstance(obj, type) and issubclass(obj, enum.IntEnum):
+        return IntEnumRef(obj)
+    op = _operator_name(obj)
+    if op is not None:
+        return OperatorRef(op)
     if hasattr(obj, "py_func") and callable(getattr(obj, "py_func", None)):
         return DeviceFnRef(obj.py_func)
     dt = _dtype_of(obj)
-    if dt is not None and obj not in (float, int, bool):
+    if dt is not None and obj not in (float, int, bool, complex):
         return DTypeRef(dt)
     mod = getattr(obj, "__module__", None) or ""
-    if mod.startswith("numba.cuda") and not isinstance(obj, (int, float)):
+    if mod.startswith("numba.cuda") and not mod.startswith("numba.cuda.tests") and not isinstance(obj, (int, float)):
         qual = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or name
         if mod == "numba.cuda.libdevice":       # from numba.cuda.libdevice import expf
             qual = f"libdevice.{qual}"
@@ -149,6 +198,13 @@ class MathRef:
 
 
 @dataclass(frozen=True)
+class CmathRef:
+    """``cmath.<name>``: a function or a constant of the cmath module."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class BuiltinRef:
     """A Python builtin a kernel may call (``BUILTINS``)."""
 
@@ -175,6 +231,13 @@ def qualified(base: Any, parts: list[str]) -> Any:
             return CudaRef(".".join(parts))
         if base.kind == "math":
             return MathRef(".".join(parts))
+        if base.kind == "cmath":
+            return CmathRef(".".join(parts))
+        if base.kind == "operator":
+            import operator
+
+            return OperatorRef(parts[0]) if len(parts) == 1 and _operator_name(getattr(operator, parts[0], None)) \
+                else OtherRef("operator", ".".join(parts))
         if base.kind == "numba" and parts[0] == "cuda" and len(parts) > 1:  # numba.cuda.grid(1)
             return CudaRef(".".join(parts[1:]))
         mod: Any = np if base.kind == "numpy" else __import__("numba")
@@ -194,4 +257,6 @@ def qualified(base: Any, parts: list[str]) -> Any:
         return OtherRef(base.kind, ".".join(parts))
     if isinstance(base, CudaRef):
         return CudaRef(base.path + "." + ".".join(parts))
+    if isinstance(base, IntEnumRef) and len(parts) == 1 and isinstance(base.cls.__dict__.get(parts[0]), base.cls):
+        return int(base.cls.__dict__[parts[0]])
     return None

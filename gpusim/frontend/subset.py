@@ -22,9 +22,11 @@ ALLOWED_STMTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.If, ast.For, ast.
 
 
 def check_subset(src: Source, tree: ast.FunctionDef) -> None:
-    """Reject constructs no kernel may contain, wherever they are (before anything is typed)."""
+    """Reject constructs no kernel may contain, wherever they are (before anything is typed). ``*t`` as a call's
+    argument is left to the lowering (a tuple spread into a builtin's or math function's arguments)."""
+    spread = {id(a) for n in ast.walk(tree) if isinstance(n, ast.Call) for a in n.args if isinstance(a, ast.Starred)}
     for node in ast.walk(tree):
-        if node is tree:
+        if node is tree or id(node) in spread:
             continue
         if type(node) in CONSTRUCT_NAMES:
             raise error(src, node, f"{CONSTRUCT_NAMES[type(node)]} cannot be used in a kernel")

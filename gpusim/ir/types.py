@@ -48,6 +48,10 @@ class Scalar(Type):
         return self.kind == "b"
 
     @property
+    def is_complex(self) -> bool:
+        return self.kind == "c"
+
+    @property
     def signed(self) -> bool:
         return self.kind in "if"
 
@@ -59,6 +63,9 @@ BOOL = Scalar("bool")
 INT8, INT16, INT32, INT64 = (Scalar(f"int{b}") for b in (8, 16, 32, 64))
 UINT8, UINT16, UINT32, UINT64 = (Scalar(f"uint{b}") for b in (8, 16, 32, 64))
 FLOAT16, FLOAT32, FLOAT64 = (Scalar(f"float{b}") for b in (16, 32, 64))
+COMPLEX64, COMPLEX128 = Scalar("complex64"), Scalar("complex128")
+#: numba's complex64 and complex128 (kept out of ``SCALARS``: they have their own conversion rules)
+COMPLEXES = (COMPLEX64, COMPLEX128)
 #: every scalar type a kernel can hold, in numba's order (bool, signed, unsigned, floats)
 SCALARS = (BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FLOAT16, FLOAT32, FLOAT64)
 SIGNED = (INT8, INT16, INT32, INT64)
@@ -69,7 +76,7 @@ FLOATS = (FLOAT16, FLOAT32, FLOAT64)
 def scalar(dtype: np.dtype | type | str) -> Scalar:
     """The IR scalar type of a NumPy dtype; ``ValueError`` for one a kernel cannot hold."""
     dt = np.dtype(dtype)
-    if dt.kind not in "biuf" or not dt.isnative:
+    if dt.kind not in "biufc" or not dt.isnative or dt.itemsize > 16:
         raise ValueError(f"a kernel cannot hold values of dtype {dt}")
     return Scalar(dt.name)
 
@@ -97,6 +104,8 @@ class Tuple(Type):
     """A fixed-length tuple of values, each with its own type (``cuda.grid(2)``, ``divmod``, ``a.shape``)."""
 
     items: tuple[Type, ...]
+    #: a namedtuple's field names (numba's NamedTuple/NamedUniTuple), None for a plain tuple
+    fields: tuple[str, ...] | None = None
 
     @property
     def uniform(self) -> Type | None:

@@ -246,15 +246,15 @@ class Runtime(MemoryAccess, Synchronisation, Output):
                 return items[int(k)]
             lane = self.first_lane(m)
             if lane is not None:
-                self.record(OutOfBounds(f"Index {int(k)} is out of range for a tuple of {n} items."), line, lane,
-                            None, (int(k),))
+                self.record(OutOfBounds(f"tuple index out of range: index {int(k)} for a tuple of {n} items."),
+                            line, lane, None, (int(k),))
             return items[0] * 0
         bad = (k < 0) | (k >= n)
         if isinstance(m, np.ndarray):
             bad = bad & m
         if bad.any():
             lane = int(np.flatnonzero(bad)[0])
-            self.record(OutOfBounds(f"Index {int(k[lane])} is out of range for a tuple of {n} items."), line,
+            self.record(OutOfBounds(f"tuple index out of range: index {int(k[lane])} for a tuple of {n} items."), line,
                         lane, None, (int(k[lane]),))
         table = np.stack([np.broadcast_to(v, (self.N,)) for v in items])
         return table[np.clip(k, 0, n - 1), np.arange(self.N)]

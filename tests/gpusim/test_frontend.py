@@ -296,7 +296,7 @@ REJECTED = [
     ("try/except", "try:\n        x = 1\n    except Exception:\n        x = 2", "try:"),
     ("a with block", "with open('f') as fh:\n        x = 1", "with open"),
     ("a nested function", "def g():\n        return 1", "def g():"),
-    ("range", "for v in out:\n        x = v", "for v in out:"),
+    ("a loop over a number", "for v in i:\n        x = v", "for v in i:"),
     ("slicing", "x = out[1:3]", "x = out[1:3]"),
     ("sorted", "x = sorted(i)", "x = sorted(i)"),
     ("'undefined_thing' is not defined", "x = undefined_thing + 1", "undefined_thing"),

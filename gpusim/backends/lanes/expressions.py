@@ -9,6 +9,8 @@ is the same in every lane, a NumPy scalar (NumPy broadcasting makes both work).
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...ir import nodes as N
 from ...ir.nodes import Uni
 from ...ir.types import Scalar
@@ -24,17 +26,18 @@ _UFUNCS = {"math.sqrt": "np.sqrt", "math.exp": "np.exp", "math.exp2": "np.exp2",
            "math.acos": "np.arccos", "math.atan": "np.arctan", "math.atan2": "np.arctan2", "math.sinh": "np.sinh",
            "math.cosh": "np.cosh", "math.tanh": "np.tanh", "math.asinh": "np.arcsinh", "math.acosh": "np.arccosh",
            "math.atanh": "np.arctanh", "math.pow": "np.power", "math.fabs": "np.fabs", "math.floor": "np.floor",
-           "math.ceil": "np.ceil", "math.trunc": "np.trunc", "math.hypot": "np.hypot",
+           "math.ceil": "np.ceil", "math.trunc": "np.trunc", "math.rint": "np.rint", "math.hypot": "np.hypot",
            "math.copysign": "np.copysign", "math.fmod": "np.fmod", "math.radians": "np.radians",
            "math.degrees": "np.degrees", "math.isnan": "np.isnan", "math.isinf": "np.isinf",
            "math.isfinite": "np.isfinite", "math.nextafter": "np.nextafter", "math.cbrt": "np.cbrt",
-           "abs": "np.abs"}
+           "abs": "np.abs",
+           "complex.real": "np.real", "complex.imag": "np.imag", "complex.conj": "np.conjugate"}
 #: math intrinsics computed by ``gpusim.runtime.intrinsics`` (no single ufunc, or special values to keep)
-_HELPERS = {"math.erf", "math.erfc", "math.gamma", "math.lgamma", "math.remainder", "math.ldexp", "math.frexp",
-            "math.modf", "round", "round_ndigits", "popc", "clz", "ffs", "brev"}
+_HELPERS = {"make_complex", "math.erf", "math.erfc", "math.gamma", "math.lgamma", "math.remainder", "math.ldexp",
+            "math.frexp", "math.modf", "round", "round_ndigits", "popc", "clz", "ffs", "brev"}
 #: math functions that are not floating-point work for FLOP counting
-_NOT_FLOPS = {"math.fabs", "math.floor", "math.ceil", "math.trunc", "math.isnan", "math.isinf", "math.isfinite",
-              "math.copysign", "math.frexp", "math.modf", "math.nextafter", "math.ldexp"}
+_NOT_FLOPS = {"math.fabs", "math.floor", "math.ceil", "math.trunc", "math.rint", "math.isnan", "math.isinf",
+              "math.isfinite", "math.copysign", "math.frexp", "math.modf", "math.nextafter", "math.ldexp"}
 #: nesting of generated expressions past which a value goes to a temporary (Python's parser has a limit)
 MAX_NESTING = 24
 
@@ -239,6 +242,10 @@ class ExpressionGen:
             return f"rt.select({args[0]}, {args[1]}, {args[2]})"
         if name in _UFUNCS:
             code = f"{_UFUNCS[name]}({', '.join(args)})"
+        elif name.startswith("cmath."):  # CPython's cmath, element by element (its special values)
+            code = f"ix.cmath_fn({name[6:]!r}, {self.dtype(e.type)}{''.join(', ' + a for a in args)})"
+        elif name.startswith("np.") and isinstance(getattr(np, name[3:], None), np.ufunc):  # the ufunc's loop
+            code = f"{name}({', '.join(args)})"
         elif name in _HELPERS:
             t = e.type if isinstance(e.type, Scalar) else e.args[0].type
             code = f"ix.{name.replace('math.', '')}({', '.join(args)}, {self.dtype(t)})"
