@@ -239,6 +239,7 @@ def test_reference_passes_the_large_benchmark_case_in_gpusim(module, n):
     import gpusim
     from puzzles import workspace
     from puzzles.compare import first_mismatch
+    from puzzles.graduate.estimates import ESTIMATE_MAX_STEPS as BENCH_MAX_STEPS  # a benchmark case is large
     from puzzles.loader import load_solution
 
     puzzle = module.PUZZLE
@@ -247,7 +248,7 @@ def test_reference_passes_the_large_benchmark_case_in_gpusim(module, n):
     buffers = copy.deepcopy(dict(case.buffers))
     for step in case.launches:
         report = gpusim.launch(solution.kernels[step.kernel], step.grid, step.block, step.arg_values(buffers),
-                               step.shared_mem, trace=False, instrument=False)
+                               step.shared_mem, trace=False, instrument=False, max_steps=BENCH_MAX_STEPS)
         assert not report.faults
     mismatch = first_mismatch(puzzle.outputs, buffers, _spec(module, case), case.buffers, puzzle.rtol,
                               puzzle.atol)
