@@ -323,6 +323,21 @@ async def test_the_workspace_keys_are_in_the_footer_and_every_key_is_in_the_help
         assert isinstance(screen, WorkspaceScreen)
 
 
+def test_no_key_is_bound_twice_on_a_screen_and_every_workspace_key_is_in_the_help():
+    """Two bindings of one key on one screen: only one of them can ever run (ctrl+t was once both "same
+    cases" and "Triton", and the Triton tab could not be opened)."""
+    from tui.app import GpuPuzzlesApp
+    from tui.screens import help as help_screen
+
+    for owner in (GpuPuzzlesApp, BrowserScreen, WorkspaceScreen, VisualiseScreen, HelpScreen, SolutionScreen,
+                  Confirm, ConfirmQuit):
+        keys = [key.strip() for b in owner.BINDINGS for key in b.key.split(",")]
+        assert len(keys) == len(set(keys)), (owner.__name__, sorted(k for k in keys if keys.count(k) > 1))
+    for binding in WorkspaceScreen.BINDINGS:
+        key = "esc" if binding.key == "escape" else binding.key
+        assert f"| {key} |" in help_screen.HELP or f"| esc or {key} |" in help_screen.HELP, key
+
+
 @pilot_test
 async def test_chapters_are_titled_by_the_chapter_packages(home):
     app = make_app()

@@ -37,7 +37,7 @@ On a narrow terminal one pane is shown at a time: the pane keys switch, and typi
 | key | does |
 |---|---|
 | ctrl+r | run every test case on the simulator (exactly the text in the editor), on freshly drawn random cases |
-| ctrl+t | run again on the same cases as the last check (its seed, shown in the results) |
+| ctrl+l | run again on the same cases as the last check (its seed, shown in the results) |
 | esc or ctrl+c | while a check runs: stop it |
 | ctrl+g | see the last run: threads, shared memory and its values by phase, coalescing, banks, roofline, outputs |
 | f5 | the editor |

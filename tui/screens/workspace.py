@@ -53,7 +53,7 @@ class WorkspaceScreen(Screen):
 
     BINDINGS = [
         Binding("ctrl+r", "run", "Run", priority=True),
-        Binding("ctrl+t", "run_same_seed", "Same cases", priority=True, show=False),
+        Binding("ctrl+l", "run_same_seed", "Same cases", priority=True, show=False),
         Binding("ctrl+g", "visualise", "See run", priority=True),
         Binding("f2", "hint", "Hint", priority=True),
         Binding("f5", "pane('editor')", "Code", priority=True),

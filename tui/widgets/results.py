@@ -116,7 +116,7 @@ def result_renderable(result, file_name: str = "") -> Group:
         parts.append(Text("Every star earned.", style="green"))
     if result.cases:
         parts.append(Text.assemble(("cases drawn with seed ", "dim"), (str(result.seed), "bold"),
-                                   (" · ctrl+t runs these same cases again", "dim")))
+                                   (" · ctrl+l runs these same cases again", "dim")))
     in_cases = {id(f) for c in result.cases for f in c.failures}
     general = [f for f in result.failures if id(f) not in in_cases]
     if general:
