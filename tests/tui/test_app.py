@@ -360,3 +360,23 @@ def test_a_compile_failure_points_at_its_file_and_line_not_its_message():
     failure = Failure("compile", "something is wrong here", filename="/x/p01_map.py", lineno=9)
     assert fault_line(failure) == ("/x/p01_map.py", 9)
     assert fault_line(Failure("compile", "no place (elsewhere.py:3)")) is None
+
+
+def test_later_cases_failing_the_same_way_wrap_and_no_label_is_said_twice(home):
+    """The one line for a later case that fails the same way is the first line of its message, whole (it
+    used to end in "…" before "40 of 40 elements differ" at 80 columns), under the same word as the first
+    case's; a constraint reads "constraint: not met (…)", not "constraint: constraint not met (…)"."""
+    from puzzles.checker import check_source
+
+    p = registry.get("zip")
+    text = workspace.reference_path(p).read_text().replace("out[i] = a[i] + b[i]",
+                                                           "out[i] = a[i] - b[i] + 0 * a[i]")
+    assert text != workspace.reference_path(p).read_text()
+    result = check_source(p, text, "/virtual/zip.py", seed=1)
+    shown = plain(result_renderable(result), 60)
+    assert "constraint: not met (" in shown and "constraint not met" not in shown
+    later = [c for c in result.cases[1:] if c.status == "fail" and c.outputs and c.outputs["out"].got.size > 1]
+    assert later and "mismatch:" not in shown
+    for case in later:
+        n = case.outputs["out"].got.size
+        assert f"{n} of {n}" in " ".join(shown.split()), case.name

@@ -12,6 +12,8 @@ from textual.widgets import Static
 from puzzles.render import failure_message, fault_summary
 
 STATUS_MARK = {"pass": ("✓", "green"), "fail": ("✗", "red"), "not run": ("·", "dim")}
+LABELS = {"mismatch": "wrong output", "constraint": "constraint", "compile": "cannot compile", "error": "error"}
+"""The word a failure of each kind is shown under."""
 
 
 def fault_line(failure) -> tuple[str, int] | None:
@@ -64,15 +66,11 @@ def _fault_text(failure, indent: str) -> Text:
 
 def _message(failure, indent: str) -> Text:
     style = {"mismatch": "yellow", "constraint": "magenta", "compile": "red", "error": "red"}.get(failure.kind)
-    label = {"mismatch": "wrong output", "constraint": "constraint", "compile": "cannot compile",
-             "error": "error"}.get(failure.kind, failure.kind)
+    label = LABELS.get(failure.kind, failure.kind)
     lines = failure_message(failure).splitlines() or [""]
     out = Text()
     out.append(f"{indent}{label}: ", style=f"bold {style}" if style else "bold")
-    first = lines[0]
-    if failure.kind == "mismatch" and first.startswith("wrong output "):
-        first = first[len("wrong output "):]
-    out.append(first + "\n")
+    out.append(_without_label(failure, lines[0]) + "\n")
     for line in lines[1:]:
         out.append(f"{indent}  {line.strip()}\n", style="italic" if line.startswith("    ") else "")
     out.rstrip()
@@ -83,13 +81,21 @@ def _indented(renderable, by: int = 4) -> Padding:
     return Padding(renderable, (0, 0, 0, by))
 
 
+def _without_label(failure, first: str) -> str:
+    """A message's first line without the words its label already says ("constraint: not met (...)", not
+    "constraint: constraint not met (...)")."""
+    for said in ("wrong output ", "constraint "):
+        if LABELS.get(failure.kind, "").startswith(said.strip()) and first.startswith(said):
+            return first[len(said):]
+    return first
+
+
 def _one_line(failure) -> Text:
-    """A failure shortened to one line (for cases after the first that fail the same way)."""
+    """A failure's first line only (for cases after the first that fail the same way); it wraps, so the
+    count of differing elements at its end is never cut off."""
     first = (failure_message(failure).splitlines() or [""])[0]
-    if failure.kind == "mismatch" and first.startswith("wrong output "):
-        first = first[len("wrong output "):]
-    text = Text(f"{failure.kind}: {first}", style="dim", no_wrap=True, overflow="ellipsis")
-    return text
+    label = LABELS.get(failure.kind, failure.kind)
+    return Text(f"{label}: {_without_label(failure, first)}", style="dim")
 
 
 def result_renderable(result, file_name: str = "") -> Group:
