@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import traceback
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
@@ -78,6 +79,27 @@ class ReportView(Static, can_focus=True):
         """Mounted and in a shown tab (hidden tabs are not drawn until they are opened)."""
         return self.is_mounted and all(
             getattr(node, "display", True) for node in self.ancestors_with_self)
+
+
+CODE_INLINE = 100
+"""From this many columns on, a per-access table has the source line in a last column; narrower, the lines
+are listed under the table (a squeezed column would wrap each line of code one character wide)."""
+
+
+def with_code(table: Table, rows: list[tuple[list, int, str]], width: int) -> RenderableType:
+    """``table`` with its ``rows`` — (cells, line number, source line) — and the source of each line."""
+    inline = width >= CODE_INLINE
+    if inline:
+        table.add_column("code", no_wrap=True, overflow="ellipsis")
+    for cells, _, code in rows:
+        table.add_row(*cells, *([Text(code, style="italic")] if inline else []))
+    if inline or not rows:
+        return table
+    lines = Text()
+    for lineno, code in dict.fromkeys((lineno, code) for _, lineno, code in rows):
+        lines.append(f"\nline {lineno:>4}  ", style="dim")
+        lines.append(code, style="italic")
+    return Group(table, lines)
 
 
 def not_recorded(what: str, why: str = "") -> Text:
