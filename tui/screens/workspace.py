@@ -66,6 +66,7 @@ class WorkspaceScreen(Screen):
         Binding("ctrl+s", "save", "Save", priority=True, show=False),
         Binding("ctrl+f", "next_fault", "Go to fault", show=False),
         Binding("ctrl+o", "external_editor", "$EDITOR", show=False),
+        Binding("ctrl+n", "next_puzzle", "Next puzzle", priority=True, show=False),
         Binding("f3", "solution", "Solution", show=False),
         Binding("f4", "reset", "Reset", show=False),
     ]
@@ -342,6 +343,9 @@ class WorkspaceScreen(Screen):
         self.running = False
         self.result = result
         self._fault_cursor = -1
+        after = self.next_puzzle()
+        self.results.after_pass = (f"ctrl+n: on to puzzle {after.number}, {after.title}." if after is not None
+                                   else "This is the last puzzle.")
         self.results.result = result
         self.query_one(ConsoleView).show(result)
         if reveal:
@@ -389,6 +393,25 @@ class WorkspaceScreen(Screen):
         self.app.push_screen(VisualiseScreen(self.puzzle, self.result))
 
     # the rest ------------------------------------------------------------------------------------------------
+
+    def next_puzzle(self):
+        """The puzzle after this one in the course (None after the last)."""
+        puzzles = self.app.puzzles
+        later = puzzles[puzzles.index(self.puzzle) + 1:] if self.puzzle in puzzles else []
+        return later[0] if later else None
+
+    def action_next_puzzle(self) -> None:
+        """Leave for the next puzzle (this file saved first); a check still running is stopped."""
+        after = self.next_puzzle()
+        if after is None:
+            self.notify("This is the last puzzle: esc goes back to the list.")
+            return
+        if self.running:
+            self.action_cancel_check()
+        if self.editor.dirty and not self.save(quiet=True):
+            return
+        self.app.pop_screen()
+        self.app.open_puzzle(after)
 
     def action_hint(self) -> None:
         self.app.reveal_hint(self.puzzle, self)

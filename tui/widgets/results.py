@@ -98,8 +98,8 @@ def _one_line(failure) -> Text:
     return Text(f"{label}: {_without_label(failure, first)}", style="dim")
 
 
-def result_renderable(result, file_name: str = "") -> Group:
-    """The whole verdict as Rich text."""
+def result_renderable(result, file_name: str = "", after_pass: str = "") -> Group:
+    """The whole verdict as Rich text; ``after_pass`` (where to go next) is said under a pass."""
     parts: list[Text] = []
     head = Text()
     if result.passed:
@@ -120,6 +120,8 @@ def result_renderable(result, file_name: str = "") -> Group:
         parts.append(Text.assemble(("Next: ", "bold"), result.next_star))
     elif result.passed:
         parts.append(Text("Every star earned.", style="green"))
+    if result.passed and after_pass:
+        parts.append(Text(after_pass, style="bold green"))
     if result.cases:
         parts.append(Text.assemble(("cases drawn with seed ", "dim"), (str(result.seed), "bold"),
                                    (" · ctrl+l runs these same cases again", "dim")))
@@ -190,6 +192,8 @@ class ResultsView(Static):
 
     result = var(None, always_update=True)
     """The last CheckResult shown (None before the first check)."""
+    after_pass = ""
+    """Said under a pass: where to go next (set by the screen)."""
 
     def on_mount(self) -> None:
         if self.result is None:
@@ -197,7 +201,7 @@ class ResultsView(Static):
 
     def watch_result(self, result) -> None:
         if result is not None:
-            self.update(result_renderable(result))
+            self.update(result_renderable(result, after_pass=self.after_pass))
             self.set_class(bool(result.passed), "-passed")
             self.set_class(not result.passed, "-failed")
 
