@@ -380,3 +380,20 @@ def test_later_cases_failing_the_same_way_wrap_and_no_label_is_said_twice(home):
     for case in later:
         n = case.outputs["out"].got.size
         assert f"{n} of {n}" in " ".join(shown.split()), case.name
+
+
+def test_the_other_faults_of_a_launch_are_named_with_their_line_and_element(home):
+    """A guard left out faults twice per thread past the end (the read of a, the write of out): the
+    second is named with its line and element, not only as "OutOfBounds"."""
+    from puzzles.checker import check_source
+
+    p = registry.get("guard")
+    text = workspace.reference_path(p).read_text()
+    body = next(line for line in text.splitlines() if "out[" in line and "=" in line).strip()
+    text = ("from numba import cuda\n\n\n@cuda.jit\ndef guard_kernel(out, a, n):\n"
+            f"    i = cuda.threadIdx.x\n    {body}\n")
+    result = check_source(p, text, "/virtual/guard.py", seed=1)
+    first = result.cases[0].failures[0].fault
+    assert (first.array, first.lineno) == ("a", 7)
+    shown = " ".join(plain(result_renderable(result), 200).split())
+    assert f"and in the same launch: OutOfBounds at line 7 (out[{first.index[0]}])" in shown, shown

@@ -30,7 +30,28 @@ def _xyz(v) -> str:
     return "(" + ", ".join(str(int(x)) for x in v) + ")" if v is not None else "?"
 
 
-def _fault_text(failure, indent: str) -> Text:
+def _other_faults(failure, case=None) -> list[str]:
+    """The launch's faults after the first, each with its line and element where the case's report has them
+    (the failure itself names only their kinds: "and in the same launch: OutOfBounds" said too little)."""
+    detail = failure.detail if isinstance(failure.detail, dict) else {}
+    kinds = list(detail.get("faults", []))[1:]
+    reports = list(getattr(case, "reports", None) or [])
+    number = detail.get("launch")
+    if not isinstance(number, int) or not 1 <= number <= len(reports):
+        return kinds
+    faults = list(getattr(reports[number - 1], "faults", None) or [])[1:]
+    if len(faults) != len(kinds):
+        return kinds
+    named = []
+    for f in faults:
+        where = f"{type(f).__name__} at line {f.lineno}" if getattr(f, "lineno", 0) else type(f).__name__
+        if getattr(f, "array", None) is not None and getattr(f, "index", None) is not None:
+            where += f" ({f.array}[{', '.join(str(int(i)) for i in f.index)}])"
+        named.append(where)
+    return named
+
+
+def _fault_text(failure, indent: str, case=None) -> Text:
     fault = failure.fault
     out = Text()
     out.append(f"{indent}{type(fault).__name__}: ", style="bold red")
@@ -56,10 +77,10 @@ def _fault_text(failure, indent: str) -> Text:
         out.append(f"{indent}  {d}\n", style="dim")
     if getattr(fault, "count", 1) > 1:
         out.append(f"{indent}  ({fault.count} accesses at this line hit the same fault)\n", style="dim")
-    others = failure.detail.get("faults", []) if isinstance(failure.detail, dict) else []
-    if len(others) > 1:
-        out.append(f"{indent}  and in the same launch: {', '.join(others[1:4])}"
-                   f"{' and more' if len(others) > 4 else ''}\n", style="dim")
+    others = _other_faults(failure, case)
+    if others:
+        out.append(f"{indent}  and in the same launch: {', '.join(others[:3])}"
+                   f"{' and more' if len(others) > 3 else ''}\n", style="dim")
     out.rstrip()
     return out
 
@@ -152,7 +173,7 @@ def result_renderable(result, file_name: str = "", after_pass: str = "") -> Grou
                     continue
                 seen[key] = case.name
                 full = True
-                parts.append(_indented(_fault_text(failure, "")))
+                parts.append(_indented(_fault_text(failure, "", case)))
             elif failure.kind == "constraint":
                 rule = failure.detail.get("rule") if isinstance(failure.detail, dict) else None
                 if ("constraint", rule) in seen:
