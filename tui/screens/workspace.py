@@ -5,7 +5,9 @@ Wide terminals show the editor and the side pane together; narrow ones (fewer th
 at a time, and the pane keys switch: f5 the editor, f6 the task, f7 the results, f8 the console. Every
 printable key reaches the editor, whichever pane is in front, so nothing typed is lost. The editor's text is
 autosaved (atomically, ``AUTOSAVE_DELAY`` seconds after the last change) and the file is watched: an outside
-change is loaded when the editor has nothing unsaved, and offered when it has.
+change is loaded when the editor has nothing unsaved, and offered when it has. Between a change and its
+save, the text is also in a journal beside the file (written at every change, without the fsyncs, so it
+costs no typing speed); if the app dies before the save, the puzzle reopens with the journal's text.
 """
 
 from __future__ import annotations
@@ -134,6 +136,7 @@ class WorkspaceScreen(Screen):
         self.narrow = self.app.size.width < WIDE
         self.title = f"Puzzle {self.puzzle.number}: {self.puzzle.title}"
         self.watch(self.editor, "dirty", self._editor_dirty)
+        self._recover_journal()
         self._show_page()
         self._subtitle()
         self.editor.focus()
@@ -225,6 +228,7 @@ class WorkspaceScreen(Screen):
         except OSError as e:
             self.notify(f"Could not save {self.path.name}: {e.strerror or e}", severity="error", timeout=10)
             return False
+        self._forget_journal()
         if kept is not None:
             self.notify(f"{self.path.name} was changed outside the editor; that version is kept as {kept.name}.",
                         severity="warning", timeout=10)
@@ -243,6 +247,43 @@ class WorkspaceScreen(Screen):
             self._unsaved_since = now
         delay = max(0.05, min(AUTOSAVE_DELAY, self._unsaved_since + AUTOSAVE_MAX - now))   # 0 breaks a timer
         self._autosave_timer = self.set_timer(delay, self._autosave)
+        if self.editor.dirty:
+            try:
+                files.write_atomic(files.journal_path(self.path), self.editor.text, durable=False)
+            except OSError:
+                pass                              # the autosave will say what is wrong with the folder
+
+    def _forget_journal(self) -> None:
+        try:
+            files.journal_path(self.path).unlink(missing_ok=True)
+        except OSError:
+            pass
+
+    def _recover_journal(self) -> None:
+        """Text typed after the last save of a session that died: back in the editor (to be saved), or, if the
+        file changed since, kept beside it."""
+        journal = files.journal_path(self.path)
+        try:
+            text = files.read_text(journal)
+        except (OSError, UnicodeDecodeError):
+            return
+        if text == self.editor.text:
+            self._forget_journal()
+            return
+        if (files.mtime(journal) or 0) < (files.mtime(self.path) or 0):
+            try:
+                kept = files.keep_copy(self.path, text, "unsaved")
+            except OSError:
+                return
+            self._forget_journal()
+            self.notify(f"Text typed before the app stopped is kept as {kept.name} ({self.path.name} changed "
+                        "after it).", severity="warning", timeout=15)
+            return
+        editor = self.editor
+        editor.replace(text, (0, 0), editor.document.end)       # an edit (undo goes back to the file's text),
+        editor.move_cursor(editor.document.end)                 # so the autosave writes it in a moment
+        self.notify(f"Recovered what you typed in {self.path.name} just before the app stopped.",
+                    title="Nothing lost", timeout=10)
 
     def _autosave(self) -> None:
         self._autosave_timer = None
