@@ -13,12 +13,11 @@ import pytest
 from tui.guard import RESTORE
 
 # The "app": puts the terminal in raw mode on the alternate screen with mouse reports on and auto-wrap off
-# (as Textual does), then dies the way
-# a crash in compiled code does, with no chance to clean up.
+# (as Textual does), then dies the way a crash in compiled code does, with no chance to clean up.
 DYING_APP = textwrap.dedent("""
     import os, signal, sys, tty
     tty.setraw(sys.stdin.fileno())
-    sys.stdout.write("\\x1b[?1049h\\x1b[?1000h\\x1b[?25l")
+    sys.stdout.write("\\x1b[?1049h\\x1b[?1000h\\x1b[?25l\\x1b[?7l")
     sys.stdout.flush()
     os.kill(os.getpid(), signal.SIGSEGV)
 """)
