@@ -25,6 +25,7 @@ class ReportView(Static, can_focus=True):
         super().__init__("", **kwargs)
         self.report = None
         self._stale = False
+        self._drawn_width = 0
         self.debug = ""             # the traceback of the last drawing error, for bug reports
 
     def show(self, report) -> None:
@@ -48,6 +49,7 @@ class ReportView(Static, can_focus=True):
             self._stale = True          # drawn when its tab is shown: five views, one visible
             return
         self._stale = False
+        self._drawn_width = self.draw_width
         if self.report is None:
             self.update(Text("No run to show yet: ctrl+r in the editor checks your file.", style="dim"))
             return
@@ -63,6 +65,11 @@ class ReportView(Static, can_focus=True):
 
     def on_resize(self) -> None:
         if self.report is not None:
+            self.redraw()
+            self.call_after_refresh(self._fit_width)   # a real terminal's resize can settle after the event
+
+    def _fit_width(self) -> None:
+        if self.report is not None and self._drawn_width != self.draw_width:
             self.redraw()
 
     def on_show(self) -> None:
