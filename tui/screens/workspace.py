@@ -324,7 +324,7 @@ class WorkspaceScreen(Screen):
 
     def action_triton(self) -> None:
         """The editor's kernel as a Triton program, and its run (tui/widgets/triton_view.py)."""
-        self.show_side("triton", focus=False)
+        self.show_side("triton")                  # focused: the arrows scroll the program (typing still edits)
         self.query_one(TritonView).start(self.puzzle, self.editor.text, self.path)
 
     def action_save(self) -> None:
