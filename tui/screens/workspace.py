@@ -92,6 +92,7 @@ class WorkspaceScreen(Screen):
         self._unsaved_since = 0.0
         self._offering_reload = False
         self._declined: float | None = None
+        self._cursor: tuple[int, int] | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -136,7 +137,9 @@ class WorkspaceScreen(Screen):
         self.narrow = self.app.size.width < WIDE
         self.title = f"Puzzle {self.puzzle.number}: {self.puzzle.title}"
         self.watch(self.editor, "dirty", self._editor_dirty)
+        self._place_cursor()
         self._recover_journal()
+        self.watch(self.editor, "selection", self._cursor_moved)
         self._show_page()
         self._subtitle()
         self.editor.focus()
@@ -252,6 +255,29 @@ class WorkspaceScreen(Screen):
                 files.write_atomic(files.journal_path(self.path), self.editor.text, durable=False)
             except OSError:
                 pass                              # the autosave will say what is wrong with the folder
+
+    def _place_cursor(self) -> None:
+        """Where the player left the cursor in this file; the first time, at the start of the first kernel's
+        body (not on line 1, where typing would break the docstring)."""
+        editor = self.editor
+        doc = editor.document
+        at = self.app.settings.cursors.get(self.puzzle.slug)
+        if at is not None and at[0] < doc.line_count:
+            editor.move_cursor((at[0], min(at[1], len(doc[at[0]]))), center=True)
+            return
+        lines = [doc[row] for row in range(doc.line_count)]
+        defs = [row for row, line in enumerate(lines) if line.lstrip().startswith("def ")]
+        body = next((row for row in range(defs[0] + 1, len(lines)) if lines[row].strip()), None) if defs else None
+        if body is not None:
+            editor.move_cursor((body, len(lines[body]) - len(lines[body].lstrip())), center=True)
+
+    def _cursor_moved(self, selection) -> None:
+        self._cursor = tuple(selection.end)
+
+    def on_unmount(self) -> None:
+        if self._cursor is not None:
+            row, column = self._cursor
+            self.app.settings.update(cursors={**self.app.settings.cursors, self.puzzle.slug: [row, column]})
 
     def _forget_journal(self) -> None:
         try:
