@@ -137,8 +137,8 @@ class WorkspaceScreen(Screen):
         self.narrow = self.app.size.width < WIDE
         self.title = f"Puzzle {self.puzzle.number}: {self.puzzle.title}"
         self.watch(self.editor, "dirty", self._editor_dirty)
-        self._place_cursor()
-        self._recover_journal()
+        if not self._recover_journal():
+            self.call_after_refresh(self._place_cursor)       # once the editor has its size (else it scrolls)
         self.watch(self.editor, "selection", self._cursor_moved)
         self._show_page()
         self._subtitle()
@@ -263,13 +263,13 @@ class WorkspaceScreen(Screen):
         doc = editor.document
         at = self.app.settings.cursors.get(self.puzzle.slug)
         if at is not None and at[0] < doc.line_count:
-            editor.move_cursor((at[0], min(at[1], len(doc[at[0]]))), center=True)
+            editor.move_cursor((at[0], min(at[1], len(doc[at[0]]))))
             return
         lines = [doc[row] for row in range(doc.line_count)]
         defs = [row for row, line in enumerate(lines) if line.lstrip().startswith("def ")]
         body = next((row for row in range(defs[0] + 1, len(lines)) if lines[row].strip()), None) if defs else None
         if body is not None:
-            editor.move_cursor((body, len(lines[body]) - len(lines[body].lstrip())), center=True)
+            editor.move_cursor((body, len(lines[body]) - len(lines[body].lstrip())))
 
     def _cursor_moved(self, selection) -> None:
         self._cursor = tuple(selection.end)
@@ -285,31 +285,32 @@ class WorkspaceScreen(Screen):
         except OSError:
             pass
 
-    def _recover_journal(self) -> None:
+    def _recover_journal(self) -> bool:
         """Text typed after the last save of a session that died: back in the editor (to be saved), or, if the
-        file changed since, kept beside it."""
+        file changed since, kept beside it. True when the editor got it."""
         journal = files.journal_path(self.path)
         try:
             text = files.read_text(journal)
         except (OSError, UnicodeDecodeError):
-            return
+            return False
         if text == self.editor.text:
             self._forget_journal()
-            return
+            return False
         if (files.mtime(journal) or 0) < (files.mtime(self.path) or 0):
             try:
                 kept = files.keep_copy(self.path, text, "unsaved")
             except OSError:
-                return
+                return False
             self._forget_journal()
             self.notify(f"Text typed before the app stopped is kept as {kept.name} ({self.path.name} changed "
                         "after it).", severity="warning", timeout=15)
-            return
+            return False
         editor = self.editor
         editor.replace(text, (0, 0), editor.document.end)       # an edit (undo goes back to the file's text),
         editor.move_cursor(editor.document.end)                 # so the autosave writes it in a moment
         self.notify(f"Recovered what you typed in {self.path.name} just before the app stopped.",
                     title="Nothing lost", timeout=10)
+        return True
 
     def _autosave(self) -> None:
         self._autosave_timer = None
