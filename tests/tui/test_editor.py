@@ -127,3 +127,17 @@ async def test_the_cursor_starts_in_the_kernel_and_comes_back_where_it_was_left(
     async with again.run_test(size=SIZE) as pilot:
         screen = await open_puzzle(again, pilot, "map")
         assert screen.editor.cursor_location == (3, 1)
+
+
+@pilot_test
+async def test_at_80_columns_the_first_cursor_leaves_the_text_unscrolled(home):
+    """A new puzzle on a narrow screen shows its task first; placing the cursor in the hidden editor scrolled
+    its text four columns sideways ("a.jit" for "@cuda.jit")."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_puzzle(app, pilot, "pooling")
+        await pilot.pause()
+        assert screen.side_tab == "task" and screen.pane == "side"
+        await pilot.press("f5")
+        await pilot.pause()
+        assert screen.editor.cursor_location[1] == 4 and screen.editor.scroll_offset.x == 0

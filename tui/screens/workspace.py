@@ -264,12 +264,15 @@ class WorkspaceScreen(Screen):
         at = self.app.settings.cursors.get(self.puzzle.slug)
         if at is not None and at[0] < doc.line_count:
             editor.move_cursor((at[0], min(at[1], len(doc[at[0]]))))
-            return
-        lines = [doc[row] for row in range(doc.line_count)]
-        defs = [row for row, line in enumerate(lines) if line.lstrip().startswith("def ")]
-        body = next((row for row in range(defs[0] + 1, len(lines)) if lines[row].strip()), None) if defs else None
-        if body is not None:
-            editor.move_cursor((body, len(lines[body]) - len(lines[body].lstrip())))
+        else:
+            lines = [doc[row] for row in range(doc.line_count)]
+            defs = [row for row, line in enumerate(lines) if line.lstrip().startswith("def ")]
+            body = next((row for row in range(defs[0] + 1, len(lines)) if lines[row].strip()), None) \
+                if defs else None
+            if body is not None:
+                editor.move_cursor((body, len(lines[body]) - len(lines[body].lstrip())))
+        if editor.cursor_location[1] < 40:
+            editor.scroll_to(x=0, animate=False)  # a hidden editor (the task first, on a narrow screen) scrolls
 
     def _cursor_moved(self, selection) -> None:
         self._cursor = tuple(selection.end)
