@@ -3,6 +3,7 @@ nothing typed is lost — autosave, outside edits, kill -9."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 from tui_helpers import SIZE, make_app, open_puzzle, pilot_test, run_check, wait_until
 
-from puzzles import workspace
+from puzzles import registry, workspace
 from tui.checking import check_text, snapshot_path
 from tui.screens.confirm import Confirm
 from tui.screens.workspace import AUTOSAVE_DELAY, AUTOSAVE_MAX
@@ -153,3 +154,54 @@ def test_kill_9_while_typing_loses_nothing_older_than_the_autosave_bound(home):
     text = path.read_text()
     assert text.startswith(first) and (first + second).startswith(text)   # a whole prefix, never half a file
     assert len(text) > len(first)                                  # typing that went on was saved as well
+
+
+JOURNAL_CHILD = textwrap.dedent("""
+    import asyncio, sys
+    sys.path.insert(0, {tests!r})
+    import tui.screens.workspace as ws
+    ws.AUTOSAVE_DELAY = ws.AUTOSAVE_MAX = 600.0     # no autosave: only the journal can keep the typing
+    from tui_helpers import make_app, open_puzzle
+
+    async def main():
+        app = make_app()
+        async with app.run_test(size=(80, 24)) as pilot:
+            screen = await open_puzzle(app, pilot, "map")
+            screen.editor.move_cursor(screen.editor.document.end)
+            for ch in {typed!r}:
+                await pilot.press(ch)
+            await pilot.pause()
+            print("typed", flush=True)
+            await asyncio.sleep(60)
+
+    asyncio.run(main())
+""")
+
+
+@pytest.mark.slow
+def test_kill_9_before_the_autosave_loses_nothing_the_editor_showed(home):
+    """Killed between keys and their save: the puzzle reopens with every character that was on screen."""
+    typed = "# every key counts"
+    script = JOURNAL_CHILD.format(tests=str(Path(__file__).parent), typed=typed)
+    path = workspace.ensure_starter(registry.get("map"))
+    starter = path.read_text()
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                             env={**os.environ, workspace.ENV_HOME: str(home)})
+    try:
+        assert child.stdout.readline().strip() == "typed"
+        os.kill(child.pid, signal.SIGKILL)
+        child.wait(10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert path.read_text() == starter                          # not saved: the autosave never ran
+
+    async def reopen():
+        app = make_app()
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_puzzle(app, pilot, "map")
+            assert screen.editor.text == starter + typed
+            await wait_until(pilot, lambda: path.read_text() == starter + typed, timeout=10, what="the save")
+            assert not (home / ".p01_map.py.typing").exists()
+
+    asyncio.run(reopen())

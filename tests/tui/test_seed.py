@@ -9,7 +9,7 @@ from puzzles.checker import case_generator
 
 
 @pilot_test
-async def test_the_results_show_the_seed_and_ctrl_t_replays_it(home):
+async def test_the_results_show_the_seed_and_ctrl_l_replays_it(home):
     use_reference("map")
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -32,7 +32,7 @@ async def test_the_results_show_the_seed_and_ctrl_t_replays_it(home):
 
 
 @pilot_test
-async def test_ctrl_t_before_any_check_says_what_to_do(home):
+async def test_ctrl_l_before_any_check_says_what_to_do(home):
     app = make_app()
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await open_puzzle(app, pilot, "map")

@@ -11,8 +11,9 @@ from tui_helpers import pilot_test, plain
 import gpusim
 from gpusim.observe.events import LaunchInfo
 from gpusim.report import LaunchReport
+from tui import breakdown
 from tui.launches import default_launch, launches_of
-from tui.widgets.bank_view import BankView
+from tui.widgets.bank_view import BankView, bank_strip
 from tui.widgets.coalescing_view import CoalescingView
 from tui.widgets.phase_view import PhaseView
 from tui.widgets.roofline_view import RooflineView
@@ -179,3 +180,26 @@ def test_a_missed_star_opens_the_run_on_the_case_that_missed_it():
     start = refs[default_launch(refs, result.next_star)]
     assert start.case_number > 1 and f"(case {start.case_name!r})" in result.next_star
     assert default_launch(refs) == 0
+
+
+@pytest.mark.parametrize("width", [76, 140])
+def test_per_access_tables_and_the_bank_strip_fit_the_view_and_keep_the_code_whole(width):
+    """At 80 columns the code column was squeezed to one character (each line of code wrapped into a
+    column of "…", "=", "+") and the 32-bank strip wrapped mid-row; narrow, the code goes under the table and
+    the strip comes in rows of 16 banks."""
+    report = gpusim.launch(strided_shared, 2, 32, (np.zeros(64, np.float32),))
+    for view_class, code in ((BankView, "s[t * 32] = t"),
+                             (CoalescingView, "out[cuda.blockIdx.x * 32 + t] = s[t * 32]")):
+        view = view_class()
+        view.DRAW_WIDTH = width - 4
+        view.report = report
+        view.reset()
+        text = plain(view.draw(), width - 4)
+        assert max(len(line.rstrip()) for line in text.splitlines()) <= width - 4, text
+        assert code in text, text
+        rows = access_rows(text, "Per access")
+        assert rows and all(row[0].isdigit() and row[1] in ("load", "store") for row in rows), rows
+    strip = plain(bank_strip(breakdown.worst_bank_request(report), width - 4), width - 4)
+    banks = [line.split()[1:] for line in strip.splitlines() if line.startswith("bank ") and "serves" not in line]
+    assert [b for row in banks for b in row] == [str(b) for b in range(32)]
+    assert len(banks) == (1 if width == 140 else 2)

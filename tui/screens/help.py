@@ -46,6 +46,7 @@ On a narrow terminal one pane is shown at a time: the pane keys switch, and typi
 | f8 | the console: what your kernels print() |
 | ctrl+t | your kernel as a Triton program (one per CUDA block), run on the GPU or Triton's interpreter |
 | ctrl+f | put the cursor on the line of the next fault |
+| ctrl+n | on to the next puzzle (your file is saved) |
 | f2 | reveal the next hint |
 | f3 | show the reference solution (asks first; noted in your progress) |
 | f4 | reset your file to the starter (asks first; your text is kept beside it as `.bak-<time>`) |

@@ -5,7 +5,9 @@ Wide terminals show the editor and the side pane together; narrow ones (fewer th
 at a time, and the pane keys switch: f5 the editor, f6 the task, f7 the results, f8 the console. Every
 printable key reaches the editor, whichever pane is in front, so nothing typed is lost. The editor's text is
 autosaved (atomically, ``AUTOSAVE_DELAY`` seconds after the last change) and the file is watched: an outside
-change is loaded when the editor has nothing unsaved, and offered when it has.
+change is loaded when the editor has nothing unsaved, and offered when it has. Between a change and its
+save, the text is also in a journal beside the file (written at every change, without the fsyncs, so it
+costs no typing speed); if the app dies before the save, the puzzle reopens with the journal's text.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ class WorkspaceScreen(Screen):
         Binding("ctrl+s", "save", "Save", priority=True, show=False),
         Binding("ctrl+f", "next_fault", "Go to fault", show=False),
         Binding("ctrl+o", "external_editor", "$EDITOR", show=False),
+        Binding("ctrl+n", "next_puzzle", "Next puzzle", priority=True, show=False),
         Binding("f3", "solution", "Solution", show=False),
         Binding("f4", "reset", "Reset", show=False),
     ]
@@ -89,6 +92,7 @@ class WorkspaceScreen(Screen):
         self._unsaved_since = 0.0
         self._offering_reload = False
         self._declined: float | None = None
+        self._cursor: tuple[int, int] | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -133,6 +137,9 @@ class WorkspaceScreen(Screen):
         self.narrow = self.app.size.width < WIDE
         self.title = f"Puzzle {self.puzzle.number}: {self.puzzle.title}"
         self.watch(self.editor, "dirty", self._editor_dirty)
+        if not self._recover_journal():
+            self.call_after_refresh(self._place_cursor)       # once the editor has its size (else it scrolls)
+        self.watch(self.editor, "selection", self._cursor_moved)
         self._show_page()
         self._subtitle()
         self.editor.focus()
@@ -224,6 +231,7 @@ class WorkspaceScreen(Screen):
         except OSError as e:
             self.notify(f"Could not save {self.path.name}: {e.strerror or e}", severity="error", timeout=10)
             return False
+        self._forget_journal()
         if kept is not None:
             self.notify(f"{self.path.name} was changed outside the editor; that version is kept as {kept.name}.",
                         severity="warning", timeout=10)
@@ -242,6 +250,70 @@ class WorkspaceScreen(Screen):
             self._unsaved_since = now
         delay = max(0.05, min(AUTOSAVE_DELAY, self._unsaved_since + AUTOSAVE_MAX - now))   # 0 breaks a timer
         self._autosave_timer = self.set_timer(delay, self._autosave)
+        if self.editor.dirty:
+            try:
+                files.write_atomic(files.journal_path(self.path), self.editor.text, durable=False)
+            except OSError:
+                pass                              # the autosave will say what is wrong with the folder
+
+    def _place_cursor(self) -> None:
+        """Where the player left the cursor in this file; the first time, at the start of the first kernel's
+        body (not on line 1, where typing would break the docstring)."""
+        editor = self.editor
+        doc = editor.document
+        at = self.app.settings.cursors.get(self.puzzle.slug)
+        if at is not None and at[0] < doc.line_count:
+            editor.move_cursor((at[0], min(at[1], len(doc[at[0]]))))
+        else:
+            lines = [doc[row] for row in range(doc.line_count)]
+            defs = [row for row, line in enumerate(lines) if line.lstrip().startswith("def ")]
+            body = next((row for row in range(defs[0] + 1, len(lines)) if lines[row].strip()), None) \
+                if defs else None
+            if body is not None:
+                editor.move_cursor((body, len(lines[body]) - len(lines[body].lstrip())))
+        if editor.cursor_location[1] < 40:
+            editor.scroll_to(x=0, animate=False)  # a hidden editor (the task first, on a narrow screen) scrolls
+
+    def _cursor_moved(self, selection) -> None:
+        self._cursor = tuple(selection.end)
+
+    def on_unmount(self) -> None:
+        if self._cursor is not None:
+            row, column = self._cursor
+            self.app.settings.update(cursors={**self.app.settings.cursors, self.puzzle.slug: [row, column]})
+
+    def _forget_journal(self) -> None:
+        try:
+            files.journal_path(self.path).unlink(missing_ok=True)
+        except OSError:
+            pass
+
+    def _recover_journal(self) -> bool:
+        """Text typed after the last save of a session that died: back in the editor (to be saved), or, if the
+        file changed since, kept beside it. True when the editor got it."""
+        journal = files.journal_path(self.path)
+        try:
+            text = files.read_text(journal)
+        except (OSError, UnicodeDecodeError):
+            return False
+        if text == self.editor.text:
+            self._forget_journal()
+            return False
+        if (files.mtime(journal) or 0) < (files.mtime(self.path) or 0):
+            try:
+                kept = files.keep_copy(self.path, text, "unsaved")
+            except OSError:
+                return False
+            self._forget_journal()
+            self.notify(f"Text typed before the app stopped is kept as {kept.name} ({self.path.name} changed "
+                        "after it).", severity="warning", timeout=15)
+            return False
+        editor = self.editor
+        editor.replace(text, (0, 0), editor.document.end)       # an edit (undo goes back to the file's text),
+        editor.move_cursor(editor.document.end)                 # so the autosave writes it in a moment
+        self.notify(f"Recovered what you typed in {self.path.name} just before the app stopped.",
+                    title="Nothing lost", timeout=10)
+        return True
 
     def _autosave(self) -> None:
         self._autosave_timer = None
@@ -282,7 +354,7 @@ class WorkspaceScreen(Screen):
 
     def action_triton(self) -> None:
         """The editor's kernel as a Triton program, and its run (tui/widgets/triton_view.py)."""
-        self.show_side("triton", focus=False)
+        self.show_side("triton")                  # focused: the arrows scroll the program (typing still edits)
         self.query_one(TritonView).start(self.puzzle, self.editor.text, self.path)
 
     def action_save(self) -> None:
@@ -342,6 +414,9 @@ class WorkspaceScreen(Screen):
         self.running = False
         self.result = result
         self._fault_cursor = -1
+        after = self.next_puzzle()
+        self.results.after_pass = (f"ctrl+n: on to puzzle {after.number}, {after.title}." if after is not None
+                                   else "This is the last puzzle.")
         self.results.result = result
         self.query_one(ConsoleView).show(result)
         if reveal:
@@ -389,6 +464,25 @@ class WorkspaceScreen(Screen):
         self.app.push_screen(VisualiseScreen(self.puzzle, self.result))
 
     # the rest ------------------------------------------------------------------------------------------------
+
+    def next_puzzle(self):
+        """The puzzle after this one in the course (None after the last)."""
+        puzzles = self.app.puzzles
+        later = puzzles[puzzles.index(self.puzzle) + 1:] if self.puzzle in puzzles else []
+        return later[0] if later else None
+
+    def action_next_puzzle(self) -> None:
+        """Leave for the next puzzle (this file saved first); a check still running is stopped."""
+        after = self.next_puzzle()
+        if after is None:
+            self.notify("This is the last puzzle: esc goes back to the list.")
+            return
+        if self.running:
+            self.action_cancel_check()
+        if self.editor.dirty and not self.save(quiet=True):
+            return
+        self.app.pop_screen()
+        self.app.open_puzzle(after)
 
     def action_hint(self) -> None:
         self.app.reveal_hint(self.puzzle, self)

@@ -132,6 +132,12 @@ class SolutionEditor(TextArea, inherit_bindings=False):
             if row >= self.document.line_count or self.document[row] != self._marked_text:
                 self.fault_line = None
 
+    def on_resize(self) -> None:
+        """Shown again (a narrow screen switches panes): a cursor that fits needs no sideways scroll (one
+        placed while the editor had no width scrolled the text by its column)."""
+        if 0 <= self.cursor_location[1] < self.scrollable_content_region.width - 8:
+            self.call_after_refresh(self.scroll_to, x=0, animate=False)
+
     def watch_dirty(self, dirty: bool) -> None:
         self.set_class(dirty, "-dirty")
 
