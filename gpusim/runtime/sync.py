@@ -123,8 +123,9 @@ class Synchronisation:
             mk = int(maskv if maskv.ndim == 0 else maskv[k])
             self.record(BarrierDivergence(
                 f"{what} is executed by lane {int(self.laneid[k])}, which its mask (0x{mk:08x}) leaves out: a lane "
-                "that executes a *_sync call must be in its mask (compute-sanitizer's synccheck reports this as "
-                "an invalid argument)."), line, k, None, None, ("mask",))
+                "that executes a *_sync call must be in its mask. PTX leaves the result undefined; on an H200 such "
+                "a kernel ran with no error and compute-sanitizer's synccheck reported nothing, so the GPU "
+                "will not tell you."), line, k, None, None, ("mask",))
         act = self._warp_bits(m)
         exist = np.where(self.warp_size_of >= WARP_SIZE, np.uint64(FULL_MASK),
                          (np.uint64(1) << self.warp_size_of.astype(np.uint64)) - np.uint64(1)).astype(np.uint32)
