@@ -1,7 +1,7 @@
 """Time and memory of one case in a fresh process: ``measure(case)``, for the resource-limit targets.
 
 The child imports gpusim and the kernel's module, then times ``execute.run_case`` (wall seconds) and reads
-its peak resident set (``resource.getrusage``, ru_maxrss) before and after. Its address space is capped at
+its own peak resident set (VmHWM) before and after. Its address space is capped at
 ``memory_mb`` so that a case that would take gigabytes fails fast (as a ``MemoryError``: an internal error)
 instead of taking the machine; ``timeout`` ends a child that does not finish (``hang``).
 """
@@ -28,10 +28,24 @@ resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 import gpusim, numba.cuda
 from benchmarks.fuzz.execute import run_case
 case = pickle.load(open(sys.argv[1], "rb"))
-before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def peak_mb():
+    # this process's own high-water mark (VmHWM): ru_maxrss would also carry the peak of the process that
+    # started this one (Linux keeps it across fork and exec), e.g. a test runner's 500 MB
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+before = peak_mb()
 outcome = run_case(case)
 seconds = outcome.launch_seconds
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+peak = peak_mb()
 print("RESULT " + json.dumps({"label": outcome.label, "detail": outcome.detail, "where": outcome.where,
                               "seconds": seconds, "cpu_seconds": outcome.launch_cpu_seconds,
                               "baseline_mb": before, "peak_mb": peak}))
