@@ -46,10 +46,6 @@ from ...runtime import intrinsics
 from .expressions import Ctx, ExpressionGen
 from .work import OVERHEAD, iteration, straight_line
 
-#: the step budget charges the work of the instrumented kernel, with instrumentation on or off: observers
-#: cannot change results, so a launch near the budget must stop (or not) either way
-BUDGET_INSTRUMENTED = True
-
 
 @dataclass
 class Compiled:
@@ -137,7 +133,7 @@ class FunctionGen(ExpressionGen):
         for name in sorted(fn.var_uni):
             if name not in names and (fn.var_uni[name] > Uni.GRID or name in converted) and not name.startswith("$"):
                 self.emit(f"{self.var(name)} = None")
-        entry = straight_line(fn.body, BUDGET_INSTRUMENTED)
+        entry = straight_line(fn.body)
         self.emit(f"rt.tick({fn.line}, _m0, {entry.fixed * OVERHEAD}, {entry.lanes})")
         start = len(self.out)
         self.block(fn.body, Ctx("_m0", False, None))
@@ -335,7 +331,7 @@ class FunctionGen(ExpressionGen):
         return {"brk": f"_brk{k}", "cnt": f"_cnt{k}"}
 
     def tick(self, s: N.ForRange | N.While, mask: str) -> None:
-        work = iteration(s, BUDGET_INSTRUMENTED)
+        work = iteration(s)
         self.emit(f"rt.tick({s.line}, {mask}, {work.fixed * OVERHEAD}, {work.lanes})")
 
     def for_stmt(self, s: N.ForRange, ctx: Ctx) -> None:
@@ -472,7 +468,7 @@ class ModuleGen:
         linecache.cache[fake] = (len(text), None, text.splitlines(True), fake)
         code = compile(text, fake, "exec")
         exec(code, self.namespace)
-        entry = straight_line(kernel.body, BUDGET_INSTRUMENTED)
+        entry = straight_line(kernel.body)
         return Compiled(kernel.py_name, text, self.namespace[self.functions[module.kernel]], line_map,
                         module.filename, module, (entry.fixed * OVERHEAD, entry.lanes))
 
