@@ -130,6 +130,22 @@ async def test_the_cursor_starts_in_the_kernel_and_comes_back_where_it_was_left(
 
 
 @pilot_test
+async def test_keys_pressed_before_the_opening_cursor_is_placed_stay_where_they_went(home):
+    """The opening cursor is placed after the first refresh; on a slow machine (CI) the player's first keys
+    can arrive before it. They chose the place: "# typed" from line 1 once came out as "#" on line 1 and
+    " typed" in the kernel's body."""
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_puzzle(app, pilot, "map")
+        screen.editor.move_cursor((0, 0))
+        await pilot.press("#")
+        screen._place_cursor()                    # what the late callback does
+        assert screen.editor.cursor_location == (0, 1)
+        await pilot.press(*" typed")
+        assert screen.editor.text.startswith("# typed")
+
+
+@pilot_test
 async def test_at_80_columns_the_first_cursor_leaves_the_text_unscrolled(home):
     """A new puzzle on a narrow screen shows its task first; placing the cursor in the hidden editor scrolled
     its text four columns sideways ("a.jit" for "@cuda.jit")."""

@@ -93,6 +93,7 @@ class WorkspaceScreen(Screen):
         self._offering_reload = False
         self._declined: float | None = None
         self._cursor: tuple[int, int] | None = None
+        self.cursor_placed = False                # the opening cursor is in place (the player's keys go there)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -137,7 +138,9 @@ class WorkspaceScreen(Screen):
         self.narrow = self.app.size.width < WIDE
         self.title = f"Puzzle {self.puzzle.number}: {self.puzzle.title}"
         self.watch(self.editor, "dirty", self._editor_dirty)
-        if not self._recover_journal():
+        if self._recover_journal():
+            self.cursor_placed = True
+        else:
             self.call_after_refresh(self._place_cursor)       # once the editor has its size (else it scrolls)
         self.watch(self.editor, "selection", self._cursor_moved)
         self._show_page()
@@ -258,8 +261,12 @@ class WorkspaceScreen(Screen):
 
     def _place_cursor(self) -> None:
         """Where the player left the cursor in this file; the first time, at the start of the first kernel's
-        body (not on line 1, where typing would break the docstring)."""
+        body (not on line 1, where typing would break the docstring). Keys pressed before this runs (a fast
+        typist, a slow machine) already chose where they go: the cursor is left where they put it."""
+        self.cursor_placed = True
         editor = self.editor
+        if editor.dirty or editor.cursor_location != (0, 0):
+            return
         doc = editor.document
         at = self.app.settings.cursors.get(self.puzzle.slug)
         if at is not None and at[0] < doc.line_count:
