@@ -77,8 +77,12 @@ class RoundsObserver(Observer):
     def on_barrier(self, blocks: np.ndarray, lineno: int) -> None:
         self.now += 1
         blocks = np.asarray(blocks, np.int64)
-        self.barriers[blocks] += 1
-        warps = (blocks[:, None] * self.wpb + np.arange(self.wpb)[None, :]).reshape(-1)
+        if len(blocks) and int(blocks[-1]) - int(blocks[0]) + 1 == len(blocks):    # ascending, unique: a range
+            self.barriers[blocks[0]:blocks[-1] + 1] += 1
+            warps = slice(int(blocks[0]) * self.wpb, (int(blocks[-1]) + 1) * self.wpb)
+        else:
+            self.barriers[blocks] += 1
+            warps = (blocks[:, None] * self.wpb + np.arange(self.wpb)[None, :]).reshape(-1)
         for last in self.last_use.values():
             last[warps] = self.now
 
@@ -89,58 +93,63 @@ class RoundsObserver(Observer):
         self.now += 1
         req = requests_of(ev, self.tpb)
         warps = ev.warp[req.starts]
+        # an event names each warp once, in ascending order; most name a run of warps, which basic slicing
+        # reads and writes without a gather
+        w0, w1 = int(warps[0]), int(warps[-1]) + 1
+        at = slice(w0, w1) if w1 - w0 == len(warps) else warps
         kind = ev.kind
         if space == "shared":
             if kind == "ld":
-                new = self._new_round(warps, self.last_sload, ("shared", ev.array.id, ev.lineno), "shared")
+                new = self._new_round(warps, at, self.last_sload, ("shared", ev.array.id, ev.lineno), "shared")
                 self.shared[warps[new]] += 1
-                self.last_sload[warps] = self.now
+                self.last_sload[at] = self.now
             else:
                 for last in self.last_use.values():
-                    last[warps] = self.now
+                    last[at] = self.now
                 if kind in ("atom", "red"):
                     self.shared_atomic_passes += _serial_passes(req, ev.flat)
             return
         a = ev.array
         miss_warp = self._touch(a, ev.flat, req)
         if kind == "ld":
-            new = self._new_round(warps, self.last_load, ("global", a.id, ev.lineno), "global")
+            new = self._new_round(warps, at, self.last_load, ("global", a.id, ev.lineno), "global")
             w_new, m_new = warps[new], miss_warp[new]
             self.dram[w_new[m_new]] += 1
             self.l2[w_new[~m_new]] += 1
             self.open_dram[w_new] = m_new
             # a warp whose open round was on chip and now also misses: that round waits for DRAM after all
-            grow = warps[~new & miss_warp & ~self.open_dram[warps]]
+            grow = warps[~new & miss_warp & ~self.open_dram[at]]
             self.l2[grow] -= 1
             self.dram[grow] += 1
             self.open_dram[grow] = True
-            self.last_load[warps] = self.now
+            self.last_load[at] = self.now
             return
         if kind == "atom":
-            self.l2[warps] += 1
+            self.l2[at] += 1
         if kind in ("atom", "red") and space == "global":
             self._count_atomics(ev, req, a.base_address + ev.flat * a.itemsize)
-            self.last_use["shared"][warps] = self.now
-        self.last_use["global"][warps] = self.now
+            self.last_use["shared"][at] = self.now
+        self.last_use["global"][at] = self.now
 
     # ------------------------------------------------------------------------------------------ helpers
-    def _new_round(self, warps: np.ndarray, last: np.ndarray, site: tuple, space: str) -> np.ndarray:
-        """Per warp of a load event: does the load open a round? (and count it in its site's round)"""
-        new = last[warps] < self.last_use[space][warps]
+    def _new_round(self, warps: np.ndarray, at, last: np.ndarray, site: tuple, space: str) -> np.ndarray:
+        """Per warp of a load event: does the load open a round? (and count it in its site's round)
+
+        ``at`` selects the event's warps (``warps`` itself, or the slice they make)."""
+        new = last[at] < self.last_use[space][at]
         rid = self.round_id[space]
         state = self.sites.get(site)
         if state is None:
             state = self.sites[site] = (np.full(len(rid), -1, np.int32), np.zeros(len(rid), np.int32))
         site_round, site_loads = state
-        r = rid[warps]                    # an event names each warp once (one request per warp)
-        loads = site_loads[warps]
-        same = site_round[warps] == r
+        r = rid[at] + 0                   # a copy: ``at`` may be a slice (a view)
+        loads = site_loads[at]
+        same = site_round[at] == r
         new |= same & (loads >= UNROLL)
         r += new
-        rid[warps] = r
-        site_round[warps] = r
-        loads += 1
-        site_loads[warps] = np.where(same & ~new, loads, 1)
+        rid[at] = r
+        site_round[at] = r
+        site_loads[at] = np.where(same & ~new, loads + 1, 1)
         return new
 
     def _touch(self, a: ArrayInfo, flat: np.ndarray, req: Requests) -> np.ndarray:
