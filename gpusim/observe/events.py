@@ -93,6 +93,22 @@ class LaunchInfo:
 
 
 @dataclass(frozen=True)
+class UnrolledLoop:
+    """One execution, by one chunk of blocks, of a loop the compiler unrolls at run time (``gpusim.ir.unroll``).
+
+    ``trips`` is each lane's trip count (one entry per lane of the chunk, lane ``k`` being global thread
+    ``first_gtid + k``; lanes that did not enter the loop have 0).
+    """
+
+    id: int                    # unique within the launch
+    lineno: int
+    count: int                 # unrolled by
+    epilog: bool               # the remainder iterations run after the unrolled ones (else before)
+    first_gtid: int
+    trips: np.ndarray
+
+
+@dataclass(frozen=True)
 class AccessEvent:
     """One source-level access executed by a group of active lanes at the same time.
 
@@ -110,6 +126,8 @@ class AccessEvent:
     phase: np.ndarray
     uniform: bool = False      # the index is the same for every lane (a compile-time-uniform address)
     op: str = ""               # for atomics: "add", "max", "cas", ...
+    loop: UnrolledLoop | None = None   # the unrolled loop the access is in, if any ...
+    iteration: int = 0                 # ... and which of its iterations (from 0) the lanes are in
 
 
 class Observer:
@@ -123,6 +141,9 @@ class Observer:
 
     def on_access(self, ev: AccessEvent) -> None:
         """A group of lanes read or wrote ``ev.array``."""
+
+    def on_loop_exit(self, loop: UnrolledLoop) -> None:
+        """Every lane of the chunk has left ``loop`` (no access event names it after this)."""
 
     def on_barrier(self, blocks: np.ndarray, lineno: int) -> None:
         """The blocks in ``blocks`` (linear ids) passed a ``syncthreads`` at ``lineno``."""

@@ -24,6 +24,7 @@ from .flops import FlopsObserver
 from .requests import requests_of
 from .rounds import RoundsObserver
 from .trace import TraceObserver
+from .unroll import Regrouper
 
 __all__ = ["AccessCounts", "METRIC_KEYS", "TrafficObserver", "instrumentation"]
 
@@ -49,11 +50,27 @@ class TrafficObserver(Observer):
         self.bytes: dict[int, list] = {}                     # global array id -> [info, requested, moved]
         self.ideal_sectors = dict.fromkeys(OPS, 0)
         self.sites: dict[tuple, list[int]] = {}              # (array, space, line, kind) -> totals, see sites()
+        # accesses in loops the compiler unrolls are counted by the warp instructions it makes of them
+        self.unrolled = Regrouper(launch.threads_per_block, launch.warps_per_block)
 
     def on_access(self, ev: AccessEvent) -> None:
-        space = ev.array.space
-        if space not in ("global", "shared", "const") or len(ev.gtid) == 0:
+        if ev.array.space not in ("global", "shared", "const") or len(ev.gtid) == 0:
             return
+        now, kept = self.unrolled.split(ev)
+        if now is not None:
+            self._count(now)
+        if kept and self.unrolled.over_budget():
+            self._flush(None)
+
+    def on_loop_exit(self, loop) -> None:
+        self._flush(loop.id)
+
+    def _flush(self, loop_id: int | None) -> None:
+        for ev in self.unrolled.flush(loop_id):
+            self._count(ev)
+
+    def _count(self, ev: AccessEvent) -> None:
+        space = ev.array.space
         a = ev.array
         addr = a.base_address + ev.flat * a.itemsize
         req = requests_of(ev, self.tpb)
@@ -138,6 +155,7 @@ class TrafficObserver(Observer):
         return out
 
     def finish(self, report) -> None:
+        self._flush(None)        # a launch that faulted inside an unrolled loop
         read = write = 0
         for seg in self.segments.values():
             r, w = seg.bytes()

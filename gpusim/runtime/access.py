@@ -225,7 +225,9 @@ class MemoryAccess:
             gt, blk, warp = _frozen(gt), _frozen(blk), _frozen(blk * self.NW + (gt % self.T) // WARP_SIZE)
             phase = self.phase[blk - self.b0]
         # observers see read-only arrays: they cannot change what the kernel computes
-        ev = AccessEvent(A.info, kind, int(line), gt, blk, warp, _frozen(flat), _frozen(phase), uniform, op)
+        loop = self.loop
+        ev = AccessEvent(A.info, kind, int(line), gt, blk, warp, _frozen(flat), _frozen(phase), uniform, op,
+                         loop, self.loop_iteration if loop is not None else 0)
         for o in self.observers:
             o.on_access(ev)
 

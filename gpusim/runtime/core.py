@@ -14,7 +14,7 @@ import numpy as np
 from ..device import WARP_SIZE
 from ..faults import KernelError, KernelFault, KernelTimeout, OutOfBounds
 from ..ir.values import convert
-from ..observe.events import ArrayInfo, LaunchInfo
+from ..observe.events import ArrayInfo, LaunchInfo, UnrolledLoop
 from .access import MemoryAccess
 from .memory import ArrayHandle
 from .output import Output
@@ -100,6 +100,9 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         self.shared_static_bytes: dict[int, int] = {}
         self.flops: dict[tuple[str, str], int] = {}
         self.steps = 0
+        self.loop: UnrolledLoop | None = None    # the unrolled loop running now, its iteration, and a counter
+        self.loop_iteration = 0
+        self.loop_ids = 0
         self._mask_cache: tuple[object, np.ndarray] | None = None
         self.init_output(max_output_lines)
 
@@ -156,6 +159,7 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         self.dyn_buffer = None
         self._mask_cache = None
         self._full_ids = None
+        self.loop = None
 
     # -- helpers used by generated code ---------------------------------------------------------------
     def active(self, m) -> np.ndarray:
@@ -288,6 +292,32 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         if isinstance(step, np.ndarray):
             return np.where(step > 0, iv < stop, iv > stop)
         return (iv < stop) if step > 0 else (iv > stop)
+
+    # -- loops the compiler unrolls (gpusim.ir.unroll): told to the observers, which count their requests --
+    def loop_enter(self, start, stop, step, m, count, epilog, line):
+        """A per-lane ``range`` loop the compiler unrolls by ``count`` starts for the lanes of ``m``."""
+        if not self.observers:
+            return
+        start, stop, step = (np.asarray(v, np.int64) for v in (start, stop, step))
+        span = np.where(step > 0, stop - start, start - stop)
+        mag = np.where(step > 0, step, -step)
+        mag = np.where(mag == 0, 1, mag)
+        trips = np.where(span > 0, (span + mag - 1) // mag, 0)
+        trips = np.where(m, np.broadcast_to(trips, (self.N,)), 0).astype(np.int64)
+        trips.flags.writeable = False
+        self.loop_ids += 1
+        self.loop = UnrolledLoop(self.loop_ids, int(line), int(count), bool(epilog), self.b0 * self.T, trips)
+        self.loop_iteration = -1
+
+    def loop_iter(self):
+        if self.loop is not None:
+            self.loop_iteration += 1
+
+    def loop_exit(self):
+        loop, self.loop = self.loop, None
+        if loop is not None:
+            for o in self.observers:
+                o.on_loop_exit(loop)
 
     def tick(self, line, m, fixed, per_lane):
         """Charge the work of a function's entry or a loop's iteration: ``fixed`` steps and ``per_lane`` steps

@@ -41,6 +41,7 @@ import numpy as np
 from ...ir import nodes as N
 from ...ir.nodes import Uni
 from ...ir.types import Array, Scalar, Type
+from ...ir.unroll import plan_loops
 from ...ir.walk import walk_stmts
 from ...runtime import intrinsics
 from .expressions import Ctx, ExpressionGen
@@ -76,6 +77,7 @@ class FunctionGen(ExpressionGen):
         self.prologue: list[tuple[str, int]] = []
         self.masked_return = any(isinstance(s, N.Return) and s.uni > Uni.GRID for s in walk_stmts(fn.body))
         self.param_names = {p.name for p in fn.params}
+        self.unrolled = plan_loops(fn) if instrument else {}   # loops whose requests the observers regroup
 
     # -- helpers --------------------------------------------------------------------------------------
     def tmp(self, prefix: str = "_t") -> str:
@@ -360,6 +362,9 @@ class FunctionGen(ExpressionGen):
         self.emit(f"{stop_v} = {stop}")
         self.emit(f"rt.check_step({stp}, {ctx.mask}, {s.line})")
         self.emit(f"{lm} = {ctx.mask}")
+        plan = self.unrolled.get(id(s))
+        if plan is not None:
+            self.emit(f"rt.loop_enter({iv}, {stop_v}, {stp}, {lm}, {plan.count}, {plan.epilog}, {s.line})")
         self.emit(f"{info['brk']} = rt.no_lanes")
         self.emit("while True:")
         self.indent += 1
@@ -367,11 +372,15 @@ class FunctionGen(ExpressionGen):
         self.emit(f"{lm} = {lm} & rt.range_cond({iv}, {stop_v}, {stp}) & ~{info['brk']}"
                   + (" & ~_done" if ret else ""))
         self.emit(f"if not {lm}.any(): break")
+        if plan is not None:
+            self.emit("rt.loop_iter()")
         self.emit(f"{self.var(s.var)} = rt.merge({lm}, {iv}, {self.var(s.var)})")
         self.emit(f"{info['cnt']} = rt.no_lanes")
         self.block(s.body, Ctx(lm, True, info))
         self.emit(f"{iv} = {iv} + {stp}")
         self.indent -= 1
+        if plan is not None:
+            self.emit("rt.loop_exit()")
 
     def while_stmt(self, s: N.While, ctx: Ctx) -> None:
         ret, _, _ = self.exits_in(s)
