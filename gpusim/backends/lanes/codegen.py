@@ -42,7 +42,7 @@ from ...ir import nodes as N
 from ...ir.nodes import Uni
 from ...ir.types import Array, Scalar, Type
 from ...ir.walk import walk_stmts
-from ...runtime import intrinsics
+from ...runtime import intrinsics, libdevice
 from .expressions import Ctx, ExpressionGen
 from .work import OVERHEAD, iteration, straight_line
 
@@ -417,7 +417,7 @@ class ModuleGen:
 
     def __init__(self, instrument: bool):
         self.instrument = instrument
-        self.namespace: dict[str, Any] = {"np": np, "ix": intrinsics}
+        self.namespace: dict[str, Any] = {"np": np, "ix": intrinsics, "ld": libdevice.NAMESPACE}
         self.consts: dict[tuple, str] = {}
         self.functions: dict[str, str] = {}
         self.lines: list[tuple[str, int]] = []  # (code, src line)
