@@ -260,7 +260,7 @@ def _fma_exact(a: float, b: float, c: float, mode: str) -> float:
     try:
         r = float(v)
     except OverflowError:
-        r = math.copysign(math.inf, v)
+        r = math.inf if v > 0 else -math.inf
     d = v - Fraction(r) if math.isfinite(r) else (-1 if r > 0 else 1)
     if mode == "rd" and d < 0:
         return math.nextafter(r, -math.inf)

@@ -1,0 +1,54 @@
+"""Every function of numba-cuda's libdevice table (``numba/cuda/libdevicefuncs.py``, read here, not copied)
+is either computed by gpusim with numba-cuda's exact signature, or refused with a stated reason; and each one
+gpusim computes runs in a kernel and gives results of the declared types."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from libdevice_cases import SIGNATURES, inputs, kernels, outputs
+
+import gpusim
+from gpusim import KernelCompileError
+from gpusim.frontend.libdevice import FUNCTIONS, REFUSED
+from gpusim.ir.types import Tuple
+from gpusim.runtime import libdevice as runtime
+
+
+def _dtypes(t) -> tuple[np.dtype, ...]:
+    return tuple(x.dtype for x in t.items) if isinstance(t, Tuple) else (t.dtype,)
+
+
+def test_every_function_is_computed_with_numba_cudas_signature_or_refused_with_a_reason():
+    assert len(SIGNATURES) == 317                       # numba-cuda 0.30.4's table
+    missing = sorted(set(SIGNATURES) - set(FUNCTIONS) - set(REFUSED))
+    assert missing == []
+    assert set(FUNCTIONS) | set(REFUSED) <= set(SIGNATURES), "gpusim names a function numba-cuda does not have"
+    assert not set(FUNCTIONS) & set(REFUSED)
+    assert len(REFUSED) <= 12 and all(len(reason) > 20 for reason in REFUSED.values())
+    for name, (what, params, ret) in FUNCTIONS.items():
+        want_params, want_rets = SIGNATURES[name]
+        assert tuple(p.dtype for p in params) == want_params, name
+        assert _dtypes(ret) == want_rets, name
+        if what.startswith("libdevice."):
+            assert what[10:] in runtime.FUNCTIONS, name
+
+
+COMPUTED = sorted(FUNCTIONS)
+
+
+@pytest.mark.slow
+def test_every_computed_function_runs_in_a_kernel_with_the_declared_result_types(tmp_path):
+    ks = kernels(COMPUTED, tmp_path)
+    for name in COMPUTED:
+        args = inputs(name, 64)
+        outs = outputs(name, 64)
+        report = gpusim.launch(ks[name], 2, 32, outs + args)
+        assert report.faults == [], name
+        assert [o.dtype for o in outs] == list(SIGNATURES[name][1])
+
+
+def test_a_refused_function_says_why(tmp_path):
+    k = kernels(["j0f", "y1"], tmp_path)
+    with pytest.raises(KernelCompileError, match=r"cuda.libdevice.j0f is not supported by gpusim \(Bessel"):
+        gpusim.launch(k["j0f"], 1, 1, outputs("j0f", 1) + inputs("j0f", 1))
