@@ -13,7 +13,8 @@ What each becomes:
   the plain operation, which rounds to nearest already, but never contracted into a fused multiply-add:
   libdevice writes them as ``add.rn``/``mul.rn`` instructions, which the compiler leaves apart. Operands and
   result pass through temporaries, which the FMA pass (``gpusim.ir.fma``) does not look through.
-* ``fma``/``fmaf`` (and their ``_rn``): one ``Fma``.
+* ``fma`` (and ``fma_rn``): one ``Fma``; ``fmaf`` (and ``fmaf_rn``) the runtime's exactly rounded float32
+  fused multiply-add (the IR's float32 ``Fma`` rounds through float64, which can round twice).
 * ``isnanf``, ``isinfd``, ``finitef``, ...: int32 0 or 1.
 * the integer bit functions (``popc``, ``popcll``, ``clz``, ``ffs``, ``brev``, ``abs``, ``min``, ...) on
   int32 (``ll``: int64).
@@ -50,7 +51,10 @@ def _table() -> dict[str, tuple[str, tuple[Scalar, ...], Type]]:
         t["ldexp" + suffix] = ("math.ldexp", (f, INT32), f)
         t["fmax" + suffix] = ("fmax", (f, f), f)
         t["fmin" + suffix] = ("fmin", (f, f), f)
-        t["fma" + suffix] = t["fma" + suffix + "_rn"] = ("fma", (f, f, f), f)
+        if f == FLOAT64:
+            t["fma"] = t["fma_rn"] = ("fma", (f, f, f), f)
+        else:                                          # exactly one rounding (gpusim.runtime.libdevice)
+            t["fmaf"] = t["fmaf_rn"] = ("libdevice.fmaf_rn", (f, f, f), f)
     for prefix, f in (("f", FLOAT32), ("d", FLOAT64)):
         for op in ("add", "sub", "mul", "div"):
             t[f"{prefix}{op}_rn"] = (op if op != "div" else "truediv", (f, f), f)
