@@ -19,8 +19,11 @@ What each becomes:
 * the integer bit functions (``popc``, ``popcll``, ``clz``, ``ffs``, ``brev``, ``abs``, ``min``, ...) on
   int32 (``ll``: int64).
 
-Other names (directed rounding ``_rd``/``_ru``/``_rz``, ``fast_*``, Bessel functions, ...) are a clear
-"not supported by gpusim yet", never a wrong value.
+* everything else (directed rounding ``_rd``/``_ru``/``_rz``, conversions, ``fast_*``, the integer
+  functions, ``sinpi``, ``erfinv``, Bessel functions, ...): IR intrinsic ``libdevice.<name>``, computed by
+  ``gpusim.runtime.libdevice`` as the GPU computes it (docs/gpu-semantics.md, "cuda.libdevice").
+
+A name numba-cuda does not declare is a compile error; ``REFUSED`` would name functions gpusim declines.
 """
 
 from __future__ import annotations
@@ -123,6 +126,9 @@ def _computed() -> dict[str, tuple[tuple[Scalar, ...], Type]]:
             t[name + suffix] = ((f,), Tuple((f, f)))
         t["frexp" + suffix] = ((f,), Tuple((f, INT32)))
         t["remquo" + suffix] = ((f, f), Tuple((f, INT32)))
+        for name in ("j0", "j1", "y0", "y1"):
+            t[name + suffix] = ((f,), f)
+        t["jn" + suffix] = t["yn" + suffix] = ((INT32, f), f)
     t["signbitd"], t["signbitf"], t["saturatef"] = ((f64,), INT32), ((f32,), INT32), ((f32,), f32)
     for name in ("expf", "exp10f", "logf", "log2f", "log10f", "sinf", "cosf", "tanf"):
         t["fast_" + name] = ((f32,), f32)
@@ -131,9 +137,9 @@ def _computed() -> dict[str, tuple[tuple[Scalar, ...], Type]]:
     return t
 
 
-#: what gpusim refuses, with the reason (every other function numba-cuda declares is computed)
-REFUSED = {name: "Bessel functions: gpusim has no implementation it can vouch for yet"
-           for name in ("j0", "j0f", "j1", "j1f", "jn", "jnf", "y0", "y0f", "y1", "y1f", "yn", "ynf")}
+#: functions numba-cuda declares that gpusim refuses, with the reason shown to the user (none today: a
+#: function whose results gpusim could not vouch for would be listed here rather than computed wrongly)
+REFUSED: dict[str, str] = {}
 
 
 FUNCTIONS = _table()

@@ -22,7 +22,7 @@ NAMES = ["sinpi", "sinpif", "cospi", "cospif", "sincospi", "sincos", "sincosf", 
          "round", "roundf", "rint", "nearbyintf", "llrint", "llround", "llroundf", "saturatef", "signbitd",
          "signbitf", "remquo", "remquof", "modf", "frexpf", "scalbnf", "fast_expf", "fast_exp10f", "fast_logf",
          "fast_log2f", "fast_log10f", "fast_sinf", "fast_cosf", "fast_tanf", "fast_powf", "fast_fdividef",
-         "fast_sincosf"]
+         "fast_sincosf", "j0", "j1", "y0", "y1", "jn", "yn", "j0f", "y1f", "jnf", "ynf"]
 
 
 @pytest.fixture(scope="module")
@@ -225,6 +225,42 @@ def test_fast_functions_round_the_argument_product_as_the_gpu_does(ks):
     q = run(ks, "fast_fdividef", np.array([1.0, 3.0, 1.0, np.inf], np.float32),
             np.array([3.0, 2.0 ** 127, -(2.0 ** 127), 2.0 ** 127], np.float32))
     assert ulps(q[:1], [1 / 3], np.float32)[0] <= 2 and q[1] == 0 and q[2] == 0 and np.isnan(q[3])
+
+
+def _j_integral(n: int, x: float) -> float:
+    """J_n(x) = (1/pi) * integral over [0, pi] of cos(n t - x sin t): the trapezoid rule, which converges
+    geometrically for this periodic integrand (a method independent of gpusim's series and recurrences)."""
+    m = 4096
+    t = np.linspace(0, np.pi, m + 1)
+    f = np.cos(n * t - x * np.sin(t))
+    return float((f.sum() - (f[0] + f[-1]) / 2) / m)
+
+
+def test_bessel_functions_match_tables_an_integral_and_the_wronskian(ks):
+    one = np.array([1.0])
+    assert abs(run(ks, "j0", one)[0] - 0.7651976865579666) < 1e-16        # tabulated values
+    assert abs(run(ks, "j1", one)[0] - 0.44005058574493355) < 1e-16
+    assert abs(run(ks, "y0", one)[0] - 0.08825696421567696) < 1e-16
+    assert abs(run(ks, "y1", one)[0] + 0.7812128213002887) < 1e-16
+    x = np.array([0.01, 0.5, 2.4048, 7.0, 24.9, 25.1, 40.0, 300.0, 1000.0])
+    for n in (0, 1, 2, 5, 13, 40):
+        nn = np.full(x.size, n, np.int32)
+        j, y = run(ks, "jn", nn, x), run(ks, "yn", nn, x)
+        assert np.allclose(j, [_j_integral(n, v) for v in x], rtol=0, atol=4e-15), n
+        j1, y1 = run(ks, "jn", nn + 1, x), run(ks, "yn", nn + 1, x)
+        wronskian = (j1 * y - j * y1) * np.pi * x / 2                   # J_{n+1} Y_n - J_n Y_{n+1} = 2/(pi x)
+        assert np.allclose(wronskian, 1, rtol=0, atol=1e-13), n
+    neg = run(ks, "jn", np.array([-3, 3, 2], np.int32), np.array([2.0, -2.0, -2.0]))
+    pos = run(ks, "jn", np.array([3], np.int32), np.array([2.0]))[0]
+    assert neg.tolist() == [-pos, -pos, run(ks, "jn", np.array([2], np.int32), np.array([2.0]))[0]]
+    sp = run(ks, "y0", np.array([0.0, -1.0, np.inf, np.nan]))
+    assert sp[0] == -np.inf and np.isnan(sp[1]) and sp[2] == 0 and np.isnan(sp[3])
+    assert run(ks, "j0", np.array([0.0, np.inf]))[:2].tolist() == [1.0, 0.0]
+    xf = np.array([0.5, 3.0, 30.0], np.float32)
+    assert ulps(run(ks, "j0f", xf), run(ks, "j0", xf.astype(np.float64)), np.float32).max() <= 0.5
+    assert ulps(run(ks, "y1f", xf), run(ks, "y1", xf.astype(np.float64)), np.float32).max() <= 0.5
+    n3 = np.full(3, 3, np.int32)
+    assert ulps(run(ks, "jnf", n3, xf), run(ks, "jn", n3, xf.astype(np.float64)), np.float32).max() <= 0.5
 
 
 def test_all_inputs_of_the_shared_cases_run(ks):

@@ -25,7 +25,6 @@ def test_every_function_is_computed_with_numba_cudas_signature_or_refused_with_a
     assert missing == []
     assert set(FUNCTIONS) | set(REFUSED) <= set(SIGNATURES), "gpusim names a function numba-cuda does not have"
     assert not set(FUNCTIONS) & set(REFUSED)
-    assert len(REFUSED) <= 12 and all(len(reason) > 20 for reason in REFUSED.values())
     for name, (what, params, ret) in FUNCTIONS.items():
         want_params, want_rets = SIGNATURES[name]
         assert tuple(p.dtype for p in params) == want_params, name
@@ -48,7 +47,9 @@ def test_every_computed_function_runs_in_a_kernel_with_the_declared_result_types
         assert [o.dtype for o in outs] == list(SIGNATURES[name][1])
 
 
-def test_a_refused_function_says_why(tmp_path):
-    k = kernels(["j0f", "y1"], tmp_path)
-    with pytest.raises(KernelCompileError, match=r"cuda.libdevice.j0f is not supported by gpusim \(Bessel"):
+def test_nothing_is_refused_now_and_a_refusal_would_say_why(monkeypatch, tmp_path):
+    assert REFUSED == {}
+    monkeypatch.setitem(REFUSED, "j0f", "a reason the user reads")
+    k = kernels(["j0f"], tmp_path)
+    with pytest.raises(KernelCompileError, match=r"cuda.libdevice.j0f is not supported by gpusim \(a reason"):
         gpusim.launch(k["j0f"], 1, 1, outputs("j0f", 1) + inputs("j0f", 1))

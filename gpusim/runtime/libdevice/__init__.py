@@ -15,6 +15,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from .. import intrinsics as ix
+from . import bessel as B
 from . import conversions as C
 from . import fast
 from . import functions as M
@@ -76,6 +77,8 @@ def _table() -> tuple[dict[str, Callable], dict[str, str]]:
         t[name] = t[name + "f"] = f
     for name, f in (("fdim", M.fdim), ("powi", M.powi), ("scalbn", _scalbn), ("remquo", M.remquo)):
         t[name] = t[name + "f"] = f
+    for name in ("j0", "j1", "y0", "y1", "jn", "yn"):
+        t[name] = t[name + "f"] = getattr(B, name)
     t["signbitd"] = t["signbitf"] = M.signbit
     t["saturatef"] = M.saturate
     for name in ("expf", "exp10f", "logf", "log2f", "log10f", "sinf", "cosf", "tanf", "sincosf", "powf",
