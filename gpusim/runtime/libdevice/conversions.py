@@ -19,8 +19,9 @@ from .rounding import F32, F64, done, lanes, round_pair_to_f32, step, two_sum
 
 _ROUND = {"rn": np.rint, "rz": np.trunc, "rd": np.floor, "ru": np.ceil}
 #: destination name -> (signed type, unsigned?, bits)
-_INTS = {"int": (np.int32, False, 32), "uint": (np.int32, True, 32), "ll": (np.int64, False, 64),
-         "ull": (np.int64, True, 64)}
+_INTS = {name: (t, unsigned, 8 * np.dtype(t).itemsize) for name, t, unsigned in
+         (("int", np.int32, False), ("uint", np.int32, True), ("ll", np.int64, False), ("ull", np.int64, True))}
+_HALF = 8 * np.dtype(np.uint32).itemsize       # bits in each half of a float64
 
 
 def float_to_int(x, dest: str, mode: str):
@@ -31,7 +32,7 @@ def float_to_int(x, dest: str, mode: str):
     with np.errstate(all="ignore"):
         f = _ROUND[mode](x.astype(F64))
         lo, hi = (0.0, 2.0 ** bits) if unsigned else (-(2.0 ** (bits - 1)), 2.0 ** (bits - 1))
-        ut = np.uint32 if bits == 32 else np.uint64
+        ut = np.uint32 if t == np.int32 else np.uint64
         top = ut(np.iinfo(ut).max) if unsigned else t(np.iinfo(t).max)
         bottom = ut(0) if unsigned else t(np.iinfo(t).min)
         inside = (f >= lo) & (f < hi)
@@ -43,7 +44,7 @@ def float_to_int(x, dest: str, mode: str):
 
 def _int_parts(x, unsigned: bool, bits: int):
     """Two float64 values whose exact sum is the integer ``x`` (read as unsigned where ``unsigned``)."""
-    if bits == 32:
+    if x.dtype == np.int32:
         v = x.view(np.uint32) if unsigned else x
         return v.astype(F64), np.zeros(v.shape, F64)
     if unsigned:
@@ -78,7 +79,7 @@ def bits_as(x, t):
 
 def double2hiint(x):
     (x,), sc = lanes(x)
-    return done((x.view(np.int64) >> np.int64(32)).astype(np.int32), sc)
+    return done((x.view(np.int64) >> np.int64(_HALF)).astype(np.int32), sc)
 
 
 def double2loint(x):
@@ -88,7 +89,7 @@ def double2loint(x):
 
 def hiloint2double(hi, lo):
     (hi, lo), sc = lanes(hi, lo)
-    u = (hi.view(np.uint32).astype(np.uint64) << np.uint64(32)) | lo.view(np.uint32).astype(np.uint64)
+    u = (hi.view(np.uint32).astype(np.uint64) << np.uint64(_HALF)) | lo.view(np.uint32).astype(np.uint64)
     return done(u.view(F64), sc)
 
 

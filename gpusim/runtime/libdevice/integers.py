@@ -21,6 +21,7 @@ from .rounding import done, lanes
 
 _I32, _U32, _I64, _U64 = np.int32, np.uint32, np.int64, np.uint64
 _LOW32 = _U64(0xFFFFFFFF)
+_HALF = _U64(8 * np.dtype(_U32).itemsize)      # bits in the low half of a 64-bit word
 
 
 def _wrap32(v):
@@ -41,18 +42,18 @@ def mulhi(x, y, unsigned: bool):
     (x, y), sc = lanes(x, y)
     if unsigned:
         p = x.view(_U32).astype(_U64) * y.view(_U32).astype(_U64)
-        return done(_wrap32(p >> _U64(32)), sc)
+        return done(_wrap32(p >> _HALF), sc)
     p = x.astype(_I64) * y.astype(_I64)
-    return done(_wrap32(p >> _I64(32)), sc)
+    return done(_wrap32(p >> _I64(_HALF)), sc)
 
 
 def _umul64hi(a, b):
     """High 64 bits of the 128-bit product of two uint64 vectors, from 32-bit halves."""
-    a0, a1 = a & _LOW32, a >> _U64(32)
-    b0, b1 = b & _LOW32, b >> _U64(32)
+    a0, a1 = a & _LOW32, a >> _HALF
+    b0, b1 = b & _LOW32, b >> _HALF
     p00, p01, p10, p11 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
-    mid = (p00 >> _U64(32)) + (p01 & _LOW32) + (p10 & _LOW32)
-    return p11 + (p01 >> _U64(32)) + (p10 >> _U64(32)) + (mid >> _U64(32))
+    mid = (p00 >> _HALF) + (p01 & _LOW32) + (p10 & _LOW32)
+    return p11 + (p01 >> _HALF) + (p10 >> _HALF) + (mid >> _HALF)
 
 
 def mul64hi(x, y, unsigned: bool):
@@ -84,7 +85,7 @@ def sad(x, y, z, unsigned: bool):
 
 def byte_perm(x, y, s):
     (x, y, s), sc = lanes(x, y, s)
-    t = (y.view(_U32).astype(_U64) << _U64(32)) | x.view(_U32).astype(_U64)
+    t = (y.view(_U32).astype(_U64) << _HALF) | x.view(_U32).astype(_U64)
     sel = s.view(_U32).astype(_U64)
     r = np.zeros(np.broadcast(t, sel).shape, _U64)
     for n in range(4):
