@@ -90,15 +90,15 @@ def _where(mask, gpu, sim, args, k: int | None = None) -> str:
     return f"({int(mask.sum())}/{mask.size}) e.g. ({xs}): gpu {g}, gpusim {s}"
 
 
-def run_gpusim(name, k) -> list[np.ndarray]:
+def run_gpusim(name, k, args) -> list[np.ndarray]:
     import gpusim
     outs = outputs(name)
-    gpusim.launch(k, (N + THREADS - 1) // THREADS, THREADS, outs + inputs(name))
+    gpusim.launch(k, (N + THREADS - 1) // THREADS, THREADS, outs + args)
     return outs
 
 
-def run_gpu(name, k) -> list[np.ndarray]:
-    dev = [cuda.to_device(a) for a in outputs(name) + inputs(name)]
+def run_gpu(name, k, args) -> list[np.ndarray]:
+    dev = [cuda.to_device(a) for a in outputs(name) + args]
     k[(N + THREADS - 1) // THREADS, THREADS](*dev)
     cuda.synchronize()
     return [d.copy_to_host() for d in dev[:len(SIGNATURES[name][1])]]
@@ -110,10 +110,10 @@ def main() -> int:
     ap.add_argument("--save", help="write the GPU's results to this .npz file")
     ap.add_argument("--gpu-results", help="compare with the GPU's results saved in this .npz file")
     ap.add_argument("--only", help="a regular expression: the functions to run")
-    args = ap.parse_args()
-    names = sorted(n for n in SIGNATURES if not args.only or re.search(args.only, n))
-    saved = dict(np.load(args.gpu_results)) if args.gpu_results else None
-    on_gpu = saved is None and not args.no_gpu and cuda.is_available()
+    opts = ap.parse_args()
+    names = sorted(n for n in SIGNATURES if not opts.only or re.search(opts.only, n))
+    saved = dict(np.load(opts.gpu_results)) if opts.gpu_results else None
+    on_gpu = saved is None and not opts.no_gpu and cuda.is_available()
     if saved is None and not on_gpu:
         print("no GPU here (numba's simulator has no libdevice): gpusim's half only")
     ks = kernels(names)
@@ -124,9 +124,13 @@ def main() -> int:
     t0 = time.time()
     for name in names:
         gpu, gpu_error = None, ""
+        args = inputs(name)
+        if saved is not None and f"{name}:in0" in saved:     # the inputs the GPU ran on
+            args = [saved[f"{name}:in{j}"] for j in range(len(args))]
         if on_gpu:
+            keep.update({f"{name}:in{j}": a for j, a in enumerate(args)})
             try:
-                gpu = run_gpu(name, ks[name])
+                gpu = run_gpu(name, ks[name], args)
                 keep.update({f"{name}:{j}": g for j, g in enumerate(gpu)})
             except Exception as e:          # noqa: BLE001 - reported, and the run goes on
                 gpu_error = f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:150]}"
@@ -139,7 +143,7 @@ def main() -> int:
             verdict, detail = "refused by gpusim", REFUSED[name]
         else:
             try:
-                sim = run_gpusim(name, ks[name])
+                sim = run_gpusim(name, ks[name], args)
             except Exception as e:          # noqa: BLE001
                 verdict, detail = "gpusim error", f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:150]}"
             else:
@@ -148,16 +152,16 @@ def main() -> int:
                 elif gpu is None:
                     verdict, detail = "ran on gpusim", ""
                 else:
-                    verdict, detail = compare(gpu, sim, inputs(name))
+                    verdict, detail = compare(gpu, sim, args)
         flag = "EXACT " if EXACT.match(name) and verdict in ("differs", "gpusim error") or (
             EXACT.match(name) and verdict.startswith("max")) else ""
         key = verdict.split(" ulp")[0] if verdict.startswith("max") else verdict
         key = "within ulps" if key.startswith("max") else key
         counts[flag + key] = counts.get(flag + key, 0) + 1
         print(f"{name:<20} {flag}{verdict} {detail}".rstrip(), flush=True)
-    if args.save and keep:
-        np.savez_compressed(args.save, **keep)
-        print(f"saved the GPU's results to {args.save}")
+    if opts.save and keep:
+        np.savez_compressed(opts.save, **keep)
+        print(f"saved the GPU's results to {opts.save}")
     print(f"{len(names)} functions in {time.time() - t0:.0f} s: "
           + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
     bad = sum(v for k, v in counts.items() if k.startswith("EXACT") or k == "gpusim error")
