@@ -253,6 +253,12 @@ def test_bessel_functions_match_tables_an_integral_and_the_wronskian(ks):
     neg = run(ks, "jn", np.array([-3, 3, 2], np.int32), np.array([2.0, -2.0, -2.0]))
     pos = run(ks, "jn", np.array([3], np.int32), np.array([2.0]))[0]
     assert neg.tolist() == [-pos, -pos, run(ks, "jn", np.array([2], np.int32), np.array([2.0]))[0]]
+    orders, xs = [70, 2, 5, 3000], [1e-300, 1e-160, 1e-10, 30.0]
+    tiny = run(ks, "jn", np.array(orders, np.int32), np.array(xs))
+    leading = [float((Fraction(v) / 2) ** n / math.factorial(n)) for n, v in zip(orders, xs)]   # (x/2)^n / n!
+    assert tiny.tolist()[:3] == leading[:3]                 # the next term is ~1e-21 smaller
+    assert tiny[3] == 0                                     # 15^3000 / 3000! is about 1e-5600
+    assert run(ks, "yn", np.array([70, 2], np.int32), np.array([1e-300, 1e-160])).tolist() == [-np.inf] * 2
     sp = run(ks, "y0", np.array([0.0, -1.0, np.inf, np.nan]))
     assert sp[0] == -np.inf and np.isnan(sp[1]) and sp[2] == 0 and np.isnan(sp[3])
     assert run(ks, "j0", np.array([0.0, np.inf]))[:2].tolist() == [1.0, 0.0]

@@ -6,8 +6,9 @@
   nothing; above 25: Hankel's asymptotic expansion, summed while its terms shrink (to ~e^-2x), with
   ``cos(x - phase)`` expanded so that only ``cos(x)``/``sin(x)`` see the large argument.
 * ``Y_n``: the recurrence ``Y_{k+1} = (2k/x) Y_k - Y_{k-1}`` upward from Y0, Y1 (stable for Y).
-* ``J_n``: the same recurrence upward while ``k <= x/2`` (where it is stable for J), and beyond that the
-  ratio ``J_n / J_k0`` from the recurrence run downward from far above ``n`` (Miller's method).
+* ``J_n``: up to x = 25 its power series (any n); above, the same recurrence upward while ``k <= x/2``
+  (where it is stable for J), and beyond that the ratio ``J_n / J_k0`` from the recurrence run downward
+  from far above ``n`` (Miller's method).
 * Symmetries: ``J_{-n} = (-1)^n J_n``, ``J_n(-x) = (-1)^n J_n(x)``; ``Y`` of a negative x is NaN, of 0 -inf.
 
 libdevice documents absolute error bounds for these (about 1e-15 for ``j0`` near the origin, looser for
@@ -54,6 +55,24 @@ def _series(order: int, x: float) -> tuple[float, float]:
         return float(j), float(y)
 
 
+def _series_j(n: int, x: float) -> float:
+    """J_n(x) for 0 < x <= 25 and any n >= 0: the power series in 40 digits (decimal exponents do not
+    underflow, so a tiny result rounds to float64 only at the end)."""
+    with localcontext() as ctx:
+        ctx.prec = 40
+        h = Decimal(x) / 2
+        q = -h * h
+        term = h ** n / math.factorial(n)
+        total = Decimal(0)
+        for k in range(400):
+            if k:
+                term = term * q / (k * (k + n))
+            total += term
+            if k > 10 and abs(term) < Decimal("1e-38") * abs(total):
+                break
+        return float(total)
+
+
 def _hankel(order: int, x: float) -> tuple[float, float]:
     """(J_order(x), Y_order(x)) for order 0 or 1 and x > 25: Hankel's expansion."""
     mu = 4.0 * order * order
@@ -97,6 +116,8 @@ def jn_scalar(n: int, x: float) -> float:
         return 0.0
     if x == 0:
         return sign * (1.0 if n == 0 else 0.0)
+    if x <= 25:
+        return sign * _series_j(n, x)
     j0, j1, _, _ = _first_two(x)
     if n <= 1:
         return sign * (j0 if n == 0 else j1)
