@@ -202,6 +202,13 @@ def test_arithmetic_is_rounded_exactly_as_ieee_defines_each_direction(ks, name):
     if op == "fma" and t == np.float32:        # the float64 sum rounds to a float32 midpoint: one rounding
         one, e23, e24 = t(1), t(2.0 ** -23), t(2.0 ** -24)            # must still go up
         args[0][-1], args[1][-1], args[2][-1] = one + e23, one - e24, t(2.0 ** -47) * (one + e23)
+    if op == "fma" and t == np.float64:        # a*b cancelled by c: what is left is the product's low bits
+        rng = np.random.default_rng(7)
+        x, y = rng.standard_normal(64), rng.standard_normal(64)
+        with np.errstate(all="ignore"):
+            z = -(x * y) * (1 + np.finfo(t).eps * rng.integers(-2, 3, 64))
+        for arg, v in zip(args, (x, y, z)):
+            arg[-128:-64] = v
     r = run(ks, name, args)
     assert r.dtype == t
     assert check(op, mode, t, args, r)[:5] == []

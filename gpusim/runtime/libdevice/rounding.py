@@ -16,8 +16,9 @@ its neighbour (``np.nextafter``) where that sign says the direction rounded the 
 
 Signed zeros follow IEEE: an exact zero sum of operands of opposite signs is -0 rounding down, +0 otherwise.
 Overflow rounds to the largest finite value where the direction is toward zero, and NaN stays NaN.
-The float64 fused multiply-add in a directed mode is computed exactly with ``fractions.Fraction``, element
-by element (it needs a three-term exact sum; it is rare enough not to need speed).
+The float64 fused multiply-add in a directed mode is vectorised on moderate operands (TwoProduct, TwoSum and
+distillation decide the sign of ``a*b + c - y`` exactly) and exact rational arithmetic element by element
+(``fractions.Fraction``) elsewhere.
 """
 
 from __future__ import annotations
@@ -271,10 +272,61 @@ def _fma_exact(a: float, b: float, c: float, mode: str) -> float:
     return r
 
 
+def _sign_of_sum(terms: list) -> tuple[np.ndarray, np.ndarray]:
+    """(sign of the exact sum of the float64 arrays ``terms``, where that sign is certain): three passes of
+    TwoSum distillation, then the sign of the leading term where it outweighs the rest four times over."""
+    p = list(terms)
+    for _ in range(3):
+        for i in range(1, len(p)):
+            p[i], p[i - 1] = two_sum(p[i], p[i - 1])
+    rest = sum(np.abs(x) for x in p[:-1])
+    certain = (rest == 0) | (np.abs(p[-1]) > 4 * rest)
+    return np.sign(p[-1]), certain
+
+
 def fma(a, b, c, mode: str):
+    """float64 ``a*b + c`` rounded once by ``mode``. Vectorised where the operands are moderate: ``a*b`` is
+    ``P + E`` exactly (TwoProduct), and the sign of ``P + E + c - y`` for the candidates ``y`` around the
+    float64 estimate is certain by distillation; the rest (huge, tiny or special operands, results near
+    zero or overflow, uncertain signs) element by element in exact rational arithmetic."""
     (a, b, c), sc = lanes(a, b, c)
     shape = np.broadcast(a, b, c).shape
-    out = np.array([_fma_exact(float(x), float(y), float(z), mode)
-                    for x, y, z in zip(*(np.broadcast_to(v, shape).ravel() for v in (a, b, c)))],
-                   F64).reshape(shape)
-    return done(out, sc)
+    a, b, c = (np.broadcast_to(v, shape).astype(F64).ravel() for v in (a, b, c))
+    with np.errstate(all="ignore"):
+        _, ea = np.frexp(a)
+        _, eb = np.frexp(b)
+        _, ec = np.frexp(c)
+        moderate = (np.abs(ea) <= 450) & (np.abs(eb) <= 450) & ((c == 0) | (np.abs(ec) <= 900))
+        moderate &= np.isfinite(a) & np.isfinite(b) & np.isfinite(c) & (a != 0) & (b != 0)
+        p, e = two_prod(a, b)
+        s, e1 = two_sum(p, c)
+        r0 = s + (e1 + e)
+        moderate &= (np.abs(r0) > 2.0 ** -900) & (np.abs(r0) < 2.0 ** 1000)
+        cands = [r0]
+        for _ in range(2):
+            cands = [np.nextafter(cands[0], -np.inf)] + cands + [np.nextafter(cands[-1], np.inf)]
+        signs, sure = [], moderate.copy()
+        for y in cands:
+            sg, ok = _sign_of_sum([s, -y, e1, e])
+            signs.append(sg)
+            sure &= ok
+        out = np.full(shape, np.nan).ravel()
+        if mode == "rz":
+            down = r0 > 0
+        else:
+            down = np.full(r0.shape, mode == "rd")
+        found = np.zeros(r0.shape, bool)
+        order = range(len(cands) - 1, -1, -1)            # rounding down: the largest candidate <= v
+        for j in order:
+            hit = down & ~found & (signs[j] >= 0)
+            out = np.where(hit, cands[j], out)
+            found |= hit
+        for j in range(len(cands)):                      # rounding up: the smallest candidate >= v
+            hit = ~down & ~found & (signs[j] <= 0)
+            out = np.where(hit, cands[j], out)
+            found |= hit
+        bracketed = (down & (signs[-1] < 0)) | (~down & (signs[0] > 0))   # the answer lies inside the window
+        fast = sure & found & bracketed
+    for k in np.flatnonzero(~fast):
+        out[k] = _fma_exact(float(a[k]), float(b[k]), float(c[k]), mode)
+    return done(out.reshape(shape), sc)
