@@ -53,3 +53,19 @@ def test_nothing_is_refused_now_and_a_refusal_would_say_why(monkeypatch, tmp_pat
     k = kernels(["j0f"], tmp_path)
     with pytest.raises(KernelCompileError, match=r"cuda.libdevice.j0f is not supported by gpusim \(a reason"):
         gpusim.launch(k["j0f"], 1, 1, outputs("j0f", 1) + inputs("j0f", 1))
+
+
+def test_libdevice_work_is_counted_as_the_instruction_it_compiles_to(tmp_path):
+    """fadd_rd is an add, fmaf_rz an fma, fdiv_ru a division, expf special-function work; a conversion or
+    an integer function is no floating-point work at all (as Nsight Compute counts them)."""
+    names = ["fadd_rd", "fmaf_rz", "fdiv_ru", "fsqrt_rz", "erfinvf", "float2int_rn", "double2float_rd"]
+    ks = kernels(names, tmp_path)
+    counts = {}
+    for name in names:
+        r = gpusim.launch(ks[name], 1, 40, outputs(name, 40) + inputs(name, 40))
+        counts[name] = r.flops
+    assert counts["fadd_rd"] == {"float32": {"add": 40}}
+    assert counts["fmaf_rz"] == {"float32": {"fma": 40}}
+    assert counts["fdiv_ru"] == {"float32": {"div": 40}}
+    assert counts["fsqrt_rz"] == counts["erfinvf"] == {"float32": {"special": 40}}
+    assert counts["float2int_rn"] == counts["double2float_rd"] == {}
