@@ -13,8 +13,9 @@ What each becomes:
   the plain operation, which rounds to nearest already, but never contracted into a fused multiply-add:
   libdevice writes them as ``add.rn``/``mul.rn`` instructions, which the compiler leaves apart. Operands and
   result pass through temporaries, which the FMA pass (``gpusim.ir.fma``) does not look through.
-* ``fma`` (and ``fma_rn``): one ``Fma``; ``fmaf`` (and ``fmaf_rn``) the runtime's exactly rounded float32
-  fused multiply-add (the IR's float32 ``Fma`` rounds through float64, which can round twice).
+* ``fma``/``fmaf`` (and their ``_rn``): the runtime's fused multiply-add, rounded exactly once (the IR's
+  ``Fma`` is faster but not always exact: float32 rounds through float64, which can round twice, and
+  float64 can be an ulp off).
 * ``isnanf``, ``isinfd``, ``finitef``, ...: int32 0 or 1.
 * the integer bit functions (``popc``, ``popcll``, ``clz``, ``ffs``, ``brev``, ``abs``, ``min``, ...) on
   int32 (``ll``: int64).
@@ -54,10 +55,8 @@ def _table() -> dict[str, tuple[str, tuple[Scalar, ...], Type]]:
         t["ldexp" + suffix] = ("math.ldexp", (f, INT32), f)
         t["fmax" + suffix] = ("fmax", (f, f), f)
         t["fmin" + suffix] = ("fmin", (f, f), f)
-        if f == FLOAT64:
-            t["fma"] = t["fma_rn"] = ("fma", (f, f, f), f)
-        else:                                          # exactly one rounding (gpusim.runtime.libdevice)
-            t["fmaf"] = t["fmaf_rn"] = ("libdevice.fmaf_rn", (f, f, f), f)
+        name = "fma" + suffix                          # exactly one rounding (gpusim.runtime.libdevice)
+        t[name] = t[name + "_rn"] = (f"libdevice.{name}_rn", (f, f, f), f)
     for prefix, f in (("f", FLOAT32), ("d", FLOAT64)):
         for op in ("add", "sub", "mul", "div"):
             t[f"{prefix}{op}_rn"] = (op if op != "div" else "truediv", (f, f), f)
@@ -166,8 +165,6 @@ def libdevice_call(low: Any, name: str, node: ast.Call) -> N.Expr:
     if what.startswith("math."):
         e: N.Expr = N.Intrinsic(what, xs, type=BOOL if ret == INT32 else ret, line=line)
         return low.cast(e, ret)
-    if what == "fma":
-        return N.Fma(*xs, type=ret, line=line)
     if what in ("add", "sub", "mul", "truediv", "rcp"):
         if what == "rcp":
             xs, what = [N.Const(1.0, type=ret, line=line), xs[0]], "truediv"

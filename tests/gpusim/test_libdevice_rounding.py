@@ -209,6 +209,9 @@ def test_arithmetic_is_rounded_exactly_as_ieee_defines_each_direction(ks, name):
             z = -(x * y) * (1 + np.finfo(t).eps * rng.integers(-2, 3, 64))
         for arg, v in zip(args, (x, y, z)):
             arg[-128:-64] = v
+        tie = (1 + 2.0 ** -26, 1 + 2.0 ** -27)          # a*b is 1 + 3 * 2**-27 + 2**-53: half-way (+ a nudge)
+        for k, nudge in enumerate((0.0, 2.0 ** -300, -(2.0 ** -300))):
+            args[0][-140 + k], args[1][-140 + k], args[2][-140 + k] = tie[0], tie[1], nudge
     r = run(ks, name, args)
     assert r.dtype == t
     assert check(op, mode, t, args, r)[:5] == []

@@ -39,8 +39,9 @@ def _table() -> tuple[dict[str, Callable], dict[str, str]]:
         t[f"fsqrt_{m}"], t[f"dsqrt_{m}"] = partial(R.fsqrt, mode=m), partial(R.dsqrt, mode=m)
         t[f"fmaf_{m}"], t[f"fma_{m}"] = partial(R.fmaf, mode=m), partial(R.fma, mode=m)
         flops[f"fmaf_{m}"] = flops[f"fma_{m}"] = "fma"
-    t["fmaf_rn"], flops["fmaf_rn"] = partial(R.fmaf, mode="rn"), "fma"     # one rounding (the IR's Fma of
-    t["frsqrt_rn"] = R.frsqrt_rn                                          # float32 may round twice)
+    for name, f in (("fmaf_rn", R.fmaf), ("fma_rn", R.fma)):       # exactly one rounding (the IR's Fma
+        t[name], flops[name] = partial(f, mode="rn"), "fma"           # can round twice, or off by an ulp)
+    t["frsqrt_rn"] = R.frsqrt_rn
     for m in ALL_MODES:
         for src in ("float", "double"):
             for dest in ("int", "uint", "ll", "ull"):

@@ -284,6 +284,38 @@ def _sign_of_sum(terms: list) -> tuple[np.ndarray, np.ndarray]:
     return np.sign(p[-1]), certain
 
 
+def _directed(cands, signs, mode, r0, out, sure):
+    """The candidate each direction picks, where the exact value lies inside the candidates' window."""
+    down = r0 > 0 if mode == "rz" else np.full(r0.shape, mode == "rd")
+    found = np.zeros(r0.shape, bool)
+    for j in range(len(cands) - 1, -1, -1):              # rounding down: the largest candidate <= v
+        hit = down & ~found & (signs[j] >= 0)
+        out = np.where(hit, cands[j], out)
+        found |= hit
+    for j in range(len(cands)):                          # rounding up: the smallest candidate >= v
+        hit = ~down & ~found & (signs[j] <= 0)
+        out = np.where(hit, cands[j], out)
+        found |= hit
+    bracketed = (down & (signs[-1] < 0)) | (~down & (signs[0] > 0))
+    return out, sure & found & bracketed
+
+
+def _nearest(cands, s, e1, e, sure):
+    """The candidate nearest the exact value (ties to even), by its sign against each midpoint."""
+    mids = []
+    for lo, hi in zip(cands, cands[1:]):
+        half = (hi - lo) / 2                             # exact: neighbours' spacing halved
+        sg, ok = _sign_of_sum([s, -lo, -half, e1, e])
+        mids.append(sg)
+        sure = sure & ok
+    out = cands[0].copy()
+    for j, sg in enumerate(mids):                        # above midpoint j: candidate j + 1 or later
+        even_hi = (cands[j + 1].view(np.int64) & 1) == 0
+        out = np.where((sg > 0) | ((sg == 0) & even_hi), cands[j + 1], out)
+    inside = (mids[0] >= 0) & (mids[-1] <= 0)
+    return out, sure & inside
+
+
 def fma(a, b, c, mode: str):
     """float64 ``a*b + c`` rounded once by ``mode``. Vectorised where the operands are moderate: ``a*b`` is
     ``P + E`` exactly (TwoProduct), and the sign of ``P + E + c - y`` for the candidates ``y`` around the
@@ -311,22 +343,10 @@ def fma(a, b, c, mode: str):
             signs.append(sg)
             sure &= ok
         out = np.full(shape, np.nan).ravel()
-        if mode == "rz":
-            down = r0 > 0
+        if mode == "rn":
+            out, fast = _nearest(cands, s, e1, e, sure)
         else:
-            down = np.full(r0.shape, mode == "rd")
-        found = np.zeros(r0.shape, bool)
-        order = range(len(cands) - 1, -1, -1)            # rounding down: the largest candidate <= v
-        for j in order:
-            hit = down & ~found & (signs[j] >= 0)
-            out = np.where(hit, cands[j], out)
-            found |= hit
-        for j in range(len(cands)):                      # rounding up: the smallest candidate >= v
-            hit = ~down & ~found & (signs[j] <= 0)
-            out = np.where(hit, cands[j], out)
-            found |= hit
-        bracketed = (down & (signs[-1] < 0)) | (~down & (signs[0] > 0))   # the answer lies inside the window
-        fast = sure & found & bracketed
+            out, fast = _directed(cands, signs, mode, r0, out, sure)
     for k in np.flatnonzero(~fast):
         out[k] = _fma_exact(float(a[k]), float(b[k]), float(c[k]), mode)
     return done(out.reshape(shape), sc)
