@@ -1,4 +1,5 @@
-"""``cuda.libdevice.<name>(...)``: the libdevice functions gpusim computes, each as an IR node it already has.
+"""``cuda.libdevice.<name>(...)``: every libdevice function numba-cuda declares, typed by its declaration and
+lowered to an IR node gpusim already has or to the IR intrinsic ``libdevice.<name>``.
 
 numba-cuda declares every libdevice function with exactly one signature (``numba/cuda/libdevicefuncs.py``):
 a name ending in ``f`` takes and gives float32, the plain name float64, and arguments convert to it as for
@@ -19,7 +20,6 @@ What each becomes:
 * ``isnanf``, ``isinfd``, ``finitef``, ...: int32 0 or 1.
 * the integer bit functions (``popc``, ``popcll``, ``clz``, ``ffs``, ``brev``, ``abs``, ``min``, ...) on
   int32 (``ll``: int64).
-
 * everything else (directed rounding ``_rd``/``_ru``/``_rz``, conversions, ``fast_*``, the integer
   functions, ``sinpi``, ``erfinv``, Bessel functions, ...): IR intrinsic ``libdevice.<name>``, computed by
   ``gpusim.runtime.libdevice`` as the GPU computes it (docs/gpu-semantics.md, "cuda.libdevice").
