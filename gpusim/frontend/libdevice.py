@@ -1,4 +1,5 @@
-"""``cuda.libdevice.<name>(...)``: the libdevice functions gpusim computes, each as an IR node it already has.
+"""``cuda.libdevice.<name>(...)``: every libdevice function numba-cuda declares, typed by its declaration and
+lowered to an IR node gpusim already has or to the IR intrinsic ``libdevice.<name>``.
 
 numba-cuda declares every libdevice function with exactly one signature (``numba/cuda/libdevicefuncs.py``):
 a name ending in ``f`` takes and gives float32, the plain name float64, and arguments convert to it as for
@@ -13,13 +14,17 @@ What each becomes:
   the plain operation, which rounds to nearest already, but never contracted into a fused multiply-add:
   libdevice writes them as ``add.rn``/``mul.rn`` instructions, which the compiler leaves apart. Operands and
   result pass through temporaries, which the FMA pass (``gpusim.ir.fma``) does not look through.
-* ``fma``/``fmaf`` (and their ``_rn``): one ``Fma``.
+* ``fma``/``fmaf`` (and their ``_rn``): the runtime's fused multiply-add, rounded exactly once (the IR's
+  ``Fma`` is faster but not always exact: float32 rounds through float64, which can round twice, and
+  float64 can be an ulp off).
 * ``isnanf``, ``isinfd``, ``finitef``, ...: int32 0 or 1.
 * the integer bit functions (``popc``, ``popcll``, ``clz``, ``ffs``, ``brev``, ``abs``, ``min``, ...) on
   int32 (``ll``: int64).
+* everything else (directed rounding ``_rd``/``_ru``/``_rz``, conversions, ``fast_*``, the integer
+  functions, ``sinpi``, ``erfinv``, Bessel functions, ...): IR intrinsic ``libdevice.<name>``, computed by
+  ``gpusim.runtime.libdevice`` as the GPU computes it (docs/gpu-semantics.md, "cuda.libdevice").
 
-Other names (directed rounding ``_rd``/``_ru``/``_rz``, ``fast_*``, Bessel functions, ...) are a clear
-"not supported by gpusim yet", never a wrong value.
+A name numba-cuda does not declare is a compile error; ``REFUSED`` would name functions gpusim declines.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from typing import Any
 
 from ..faults import KernelCompileError
 from ..ir import nodes as N
-from ..ir.types import BOOL, FLOAT32, FLOAT64, INT32, INT64, UINT32, UINT64, Scalar
+from ..ir.types import BOOL, FLOAT32, FLOAT64, INT16, INT32, INT64, UINT32, UINT64, Scalar, Tuple, Type
 from . import typing as ty
 
 _MATH1 = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "ceil", "cos", "cosh", "erf", "erfc", "exp",
@@ -38,9 +43,9 @@ _MATH1 = ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cbrt", "ceil", "co
 _MATH2 = ("atan2", "copysign", "fmod", "hypot", "nextafter", "pow", "remainder")
 
 
-def _table() -> dict[str, tuple[str, tuple[Scalar, ...], Scalar]]:
+def _table() -> dict[str, tuple[str, tuple[Scalar, ...], Type]]:
     """name -> (what it lowers to, parameter types, result type)."""
-    t: dict[str, tuple[str, tuple[Scalar, ...], Scalar]] = {}
+    t: dict[str, tuple[str, tuple[Scalar, ...], Type]] = {}
     for suffix, f in (("", FLOAT64), ("f", FLOAT32)):
         for name in _MATH1:
             t[name + suffix] = (f"math.{name}", (f,), f)
@@ -50,7 +55,8 @@ def _table() -> dict[str, tuple[str, tuple[Scalar, ...], Scalar]]:
         t["ldexp" + suffix] = ("math.ldexp", (f, INT32), f)
         t["fmax" + suffix] = ("fmax", (f, f), f)
         t["fmin" + suffix] = ("fmin", (f, f), f)
-        t["fma" + suffix] = t["fma" + suffix + "_rn"] = ("fma", (f, f, f), f)
+        name = "fma" + suffix                          # exactly one rounding (gpusim.runtime.libdevice)
+        t[name] = t[name + "_rn"] = (f"libdevice.{name}_rn", (f, f, f), f)
     for prefix, f in (("f", FLOAT32), ("d", FLOAT64)):
         for op in ("add", "sub", "mul", "div"):
             t[f"{prefix}{op}_rn"] = (op if op != "div" else "truediv", (f, f), f)
@@ -69,7 +75,70 @@ def _table() -> dict[str, tuple[str, tuple[Scalar, ...], Scalar]]:
     t["abs"], t["llabs"] = ("abs", (INT32,), INT32), ("abs", (INT64,), INT64)
     for name, i in (("min", INT32), ("max", INT32), ("llmin", INT64), ("llmax", INT64)):
         t[name] = (name[-3:], (i, i), i)
+    for name, (params, ret) in _computed().items():
+        t[name] = (f"libdevice.{name}", params, ret)
     return t
+
+
+def _computed() -> dict[str, tuple[tuple[Scalar, ...], Type]]:
+    """Functions computed by ``gpusim.runtime.libdevice``: name -> (parameter types, result type), numba-cuda's."""
+    t: dict[str, tuple[tuple[Scalar, ...], Type]] = {}
+    f32, f64 = FLOAT32, FLOAT64
+    for m in ("rd", "ru", "rz"):
+        for op in ("add", "sub", "mul", "div"):
+            t[f"f{op}_{m}"] = ((f32, f32), f32)
+            if op != "sub":                                # libdevice has no __nv_dsub_r*
+                t[f"d{op}_{m}"] = ((f64, f64), f64)
+        for op in ("rcp", "sqrt"):
+            t[f"f{op}_{m}"], t[f"d{op}_{m}"] = ((f32,), f32), ((f64,), f64)
+        t[f"fmaf_{m}"], t[f"fma_{m}"] = ((f32, f32, f32), f32), ((f64, f64, f64), f64)
+    t["frsqrt_rn"] = ((f32,), f32)
+    ints = {"int": INT32, "uint": INT32, "ll": INT64, "ull": INT64}    # numba-cuda: unsigned as signed bits
+    for m in ("rn", "rz", "rd", "ru"):
+        for src, ft in (("float", f32), ("double", f64)):
+            for dest, it in ints.items():
+                t[f"{src}2{dest}_{m}"] = ((ft,), it)
+        for src, it in ints.items():
+            t[f"{src}2float_{m}"] = ((it,), f32)
+            if it == INT64:
+                t[f"{src}2double_{m}"] = ((it,), f64)
+        t[f"double2float_{m}"] = ((f64,), f32)
+    t["int2double_rn"] = t["uint2double_rn"] = ((INT32,), f64)
+    t.update(float_as_int=((f32,), INT32), int_as_float=((INT32,), f32), double_as_longlong=((f64,), INT64),
+             longlong_as_double=((INT64,), f64), double2hiint=((f64,), INT32), double2loint=((f64,), INT32),
+             hiloint2double=((INT32, INT32), f64), float2half_rn=((f32,), INT16), half2float=((INT16,), f32))
+    for name in ("hadd", "rhadd", "uhadd", "urhadd", "mulhi", "umulhi", "mul24", "umul24", "umax", "umin"):
+        t[name] = ((INT32, INT32), INT32)
+    for name in ("mul64hi", "umul64hi", "ullmax", "ullmin"):
+        t[name] = ((INT64, INT64), INT64)
+    for name in ("sad", "usad", "byte_perm"):
+        t[name] = ((INT32, INT32, INT32), INT32)
+    for suffix, f in (("", f64), ("f", f32)):
+        for name in ("cospi", "sinpi", "erfcinv", "erfcx", "erfinv", "exp10", "normcdf", "normcdfinv", "rcbrt",
+                     "rsqrt", "nearbyint", "rint", "round", "logb"):
+            t[name + suffix] = ((f,), f)
+        t["fdim" + suffix] = ((f, f), f)
+        t["ilogb" + suffix] = ((f,), INT32)
+        t["llrint" + suffix] = t["llround" + suffix] = ((f,), INT64)
+        t["powi" + suffix] = t["scalbn" + suffix] = ((f, INT32), f)
+        for name in ("sincos", "sincospi", "modf"):
+            t[name + suffix] = ((f,), Tuple((f, f)))
+        t["frexp" + suffix] = ((f,), Tuple((f, INT32)))
+        t["remquo" + suffix] = ((f, f), Tuple((f, INT32)))
+        for name in ("j0", "j1", "y0", "y1"):
+            t[name + suffix] = ((f,), f)
+        t["jn" + suffix] = t["yn" + suffix] = ((INT32, f), f)
+    t["signbitd"], t["signbitf"], t["saturatef"] = ((f64,), INT32), ((f32,), INT32), ((f32,), f32)
+    for name in ("expf", "exp10f", "logf", "log2f", "log10f", "sinf", "cosf", "tanf"):
+        t["fast_" + name] = ((f32,), f32)
+    t["fast_powf"] = t["fast_fdividef"] = ((f32, f32), f32)
+    t["fast_sincosf"] = ((f32,), Tuple((f32, f32)))
+    return t
+
+
+#: functions numba-cuda declares that gpusim refuses, with the reason shown to the user (none today: a
+#: function whose results gpusim could not vouch for would be listed here rather than computed wrongly)
+REFUSED: dict[str, str] = {}
 
 
 FUNCTIONS = _table()
@@ -78,8 +147,10 @@ FUNCTIONS = _table()
 def libdevice_call(low: Any, name: str, node: ast.Call) -> N.Expr:
     """``cuda.libdevice.<name>(...)`` lowered by ``low`` (a FunctionLowering)."""
     line = node.lineno
+    if name in REFUSED:
+        raise low.error(node, f"cuda.libdevice.{name} is not supported by gpusim ({REFUSED[name]})")
     if name not in FUNCTIONS:
-        raise low.error(node, f"cuda.libdevice.{name} is not supported by gpusim yet")
+        raise low.error(node, f"cuda.libdevice has no function {name}", KernelCompileError)
     what, params, ret = FUNCTIONS[name]
     if node.keywords:
         raise low.error(node, f"cuda.libdevice.{name}() takes no keyword arguments", KernelCompileError)
@@ -89,11 +160,11 @@ def libdevice_call(low: Any, name: str, node: ast.Call) -> N.Expr:
         want = ", ".join(str(p) for p in params)
         raise low.error(node, f"numba-cuda's cuda.libdevice.{name} takes ({want}), not ({got})", KernelCompileError)
     xs = [low.cast(a, p) for a, p in zip(args, params)]
+    if what.startswith("libdevice."):
+        return N.Intrinsic(what, xs, type=ret, line=line)
     if what.startswith("math."):
         e: N.Expr = N.Intrinsic(what, xs, type=BOOL if ret == INT32 else ret, line=line)
         return low.cast(e, ret)
-    if what == "fma":
-        return N.Fma(*xs, type=ret, line=line)
     if what in ("add", "sub", "mul", "truediv", "rcp"):
         if what == "rcp":
             xs, what = [N.Const(1.0, type=ret, line=line), xs[0]], "truediv"

@@ -265,7 +265,9 @@ class ArraySize(Expr):
 #: the C library function of that name; "math.isnan"/"isinf"/"isfinite" give a bool. "popc", "clz" keep the
 #: argument's type; "ffs" gives uint32; "brev" reverses the bits of a uint32 or uint64. "abs", "min", "max"
 #: ("min"/"max" propagate NaN), "round" (half to even, to int64), "round_ndigits" (NumPy's ``round``).
-#: "frexp" and "modf" give tuples. "selp": ``a if test else b`` with both evaluated.
+#: "frexp" and "modf" give tuples. "selp": ``a if test else b`` with both evaluated. Besides these,
+#: "libdevice.<name>" is the libdevice function of that name as the GPU computes it
+#: (``gpusim.runtime.libdevice``), on operands of the types numba-cuda declares for it.
 INTRINSICS = (
     "math.sqrt", "math.exp", "math.exp2", "math.expm1", "math.log", "math.log2", "math.log10", "math.log1p",
     "math.sin", "math.cos", "math.tan", "math.asin", "math.acos", "math.atan", "math.atan2", "math.sinh",

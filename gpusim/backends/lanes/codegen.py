@@ -43,7 +43,7 @@ from ...ir.nodes import Uni
 from ...ir.types import Array, Scalar, Type
 from ...ir.unroll import plan_loops
 from ...ir.walk import walk_stmts
-from ...runtime import intrinsics
+from ...runtime import intrinsics, libdevice
 from .expressions import Ctx, ExpressionGen
 from .work import OVERHEAD, iteration, straight_line
 
@@ -426,7 +426,7 @@ class ModuleGen:
 
     def __init__(self, instrument: bool):
         self.instrument = instrument
-        self.namespace: dict[str, Any] = {"np": np, "ix": intrinsics}
+        self.namespace: dict[str, Any] = {"np": np, "ix": intrinsics, "ld": libdevice.NAMESPACE}
         self.consts: dict[tuple, str] = {}
         self.functions: dict[str, str] = {}
         self.lines: list[tuple[str, int]] = []  # (code, src line)

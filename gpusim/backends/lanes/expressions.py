@@ -14,6 +14,7 @@ import numpy as np
 from ...ir import nodes as N
 from ...ir.nodes import Uni
 from ...ir.types import Scalar
+from ...runtime.libdevice import FLOPS as LIBDEVICE_FLOPS
 
 _OPS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "lshift": "<<",
         "rshift": ">>", "and": "&", "or": "|", "xor": "^", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
@@ -246,6 +247,10 @@ class ExpressionGen:
             code = f"ix.cmath_fn({name[6:]!r}, {self.dtype(e.type)}{''.join(', ' + a for a in args)})"
         elif name.startswith("np.") and isinstance(getattr(np, name[3:], None), np.ufunc):  # the ufunc's loop
             code = f"{name}({', '.join(args)})"
+        elif name.startswith("libdevice."):  # gpusim.runtime.libdevice, in the declared types
+            code = f"ld.{name[10:]}({', '.join(args)})"
+            kind = LIBDEVICE_FLOPS.get(name[10:])
+            return self.flop(kind, code, e.type, ctx) if kind else code
         elif name in _HELPERS:
             t = e.type if isinstance(e.type, Scalar) else e.args[0].type
             code = f"ix.{name.replace('math.', '')}({', '.join(args)}, {self.dtype(t)})"
