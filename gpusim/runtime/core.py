@@ -48,11 +48,25 @@ def fma64(a, b, c):
 
 
 def fma_narrow(a, b, c, dtype: np.dtype):
-    """``a*b + c`` for float16/float32: the float64 product of two narrower floats is exact, so one rounding
-    of the float64 sum to ``dtype`` is the fused result (up to a double rounding of the sum)."""
+    """``a*b + c`` for float16/float32 with one rounding. The float64 product of two narrower floats is exact;
+    the float64 sum is rounded to *odd* (its error, TwoSum's, says which neighbour), so the one rounding to
+    ``dtype`` that follows is the fused result: 53 bits are more than 24 + 1, and a sum rounded to nearest in
+    float64 could land on a float32 midpoint and round a second time the wrong way."""
     f64 = np.float64
-    r = f64(a) * f64(b) + f64(c)
-    return r.astype(dtype) if isinstance(r, np.ndarray) else dtype.type(r)
+    with np.errstate(all="ignore"):
+        p = f64(a) * f64(b)
+        c = f64(c)
+        s = p + c
+        z = s - p
+        e = (p - (s - z)) + (c - z)                     # s + e == p + c exactly
+        if isinstance(s, np.ndarray):
+            inexact = (e != 0) & ((s.view(np.int64) & 1) == 0) & np.isfinite(s)
+            if inexact.any():
+                s = np.where(inexact, np.nextafter(s, np.where(e > 0, np.inf, -np.inf)), s)
+            return s.astype(dtype)
+        if e != 0 and np.isfinite(s) and not (int(np.float64(s).view(np.int64)) & 1):
+            s = np.nextafter(s, np.inf if e > 0 else -np.inf)
+        return dtype.type(s)
 
 
 def _squaring(a, e, t, vec: bool):
