@@ -3,7 +3,8 @@ CUDA's semantics (not by gpusim, not by the back end).
 
 ``python tests/gpusim/triton_kernels.py interpret`` runs each through Triton's interpreter (this process
 sets ``TRITON_INTERPRET=1`` before importing triton) and compares; ``aot`` compiles each for sm_90 without
-a GPU. It prints one line per kernel and ``N passed, M failed``, and exits 1 on a failure.
+a GPU and passes its arguments through Triton's argument binder (``launcher.check_binding``). It prints
+one line per kernel and ``N passed, M failed``, and exits 1 on a failure.
 ``tests/gpusim/test_triton_backend.py`` runs both in subprocesses.
 """
 
@@ -284,6 +285,20 @@ def case_locals_and_scalars():
     return locals_and_scalars, 1, 16, (x, *outs, f64, f32, True, 1), {1: exp, 2: special}
 
 
+# -- parameters named as Triton's argument binder names its own locals and launch options ---------------------
+@cuda.jit
+def binder_names(params, backend, options, num_warps, debug, specialization):
+    i = cuda.grid(1)
+    if i < params.size:
+        params[i] = backend[i] * num_warps + debug + options + specialization
+
+
+def case_binder_names():
+    backend = np.arange(10, dtype=np.float32)
+    params = np.zeros(10, np.float32)
+    return binder_names, 1, 16, (params, backend, 2, 4, 1, 3), {0: backend * 4 + 1 + 2 + 3}
+
+
 CASES = {
     "floor_ops": case_floor_ops,
     "float_floor_ops": case_float_floor_ops,
@@ -294,6 +309,7 @@ CASES = {
     "warp_ops": case_warp_ops,
     "histograms": case_histograms,
     "locals_and_scalars": case_locals_and_scalars,
+    "binder_names": case_binder_names,
 }
 
 
@@ -329,6 +345,10 @@ def main(mode: str) -> int:
             program, names = program_for(kernel, block, args, guard=(mode == "interpret"))
             if mode == "aot":
                 launcher.compile_aot(program)
+                import torch
+
+                cpu = {n: torch.from_numpy(a) if isinstance(a, np.ndarray) else a for n, a in zip(names, args)}
+                launcher.check_binding(program, launcher.bind(program, cpu, grid, "cpu"))
                 problems = []
             else:
                 launcher.run(program, grid, dict(zip(names, args)), interpret=True)

@@ -40,6 +40,14 @@ from .warps import Warps
 UNROLL = 8
 _RESERVED = {"tl", "triton", "libdevice", "range", "min", "max", "int", "float", "bool", "print", "len", "abs",
              "True", "False", "None"}
+#: names a kernel parameter must not have: Triton binds a launch's arguments in a function it writes
+#: (``create_function_from_signature``) whose locals and globals are these, and whose ``**options`` get the
+#: launch options; a parameter named ``params`` reached specialisation as that function's dict ("failed to
+#: specialize argument of type: dict", puzzle 63 on the H200), ``num_warps`` or ``debug`` would be given twice
+_TRITON_BINDER = {"params", "specialization", "options", "backend", "specialize_impl", "JITCallable", "grid",
+                  "warmup", "debug", "num_warps", "num_stages", "num_ctas", "enable_fp_fusion", "maxnreg",
+                  "launch_cooperative_grid", "launch_pdl"}
+_RESERVED |= _TRITON_BINDER
 
 
 class NotTranslatable(UnsupportedConstruct):
