@@ -33,9 +33,9 @@ sys.path.insert(0, sys.argv[1])
 from puzzles import registry
 from puzzles.graduate import run
 items = [(registry.get(s), Path(p)) for s, p in json.loads(sys.argv[2])]
-run.graduate(run.Options(items=items, backends=["numba"], size=%d, out=Path(sys.argv[3]), cache=None,
+run.graduate(run.Options(items=items, backends=["numba"], size=int(sys.argv[5]), out=Path(sys.argv[3]), cache=None,
                          estimates=False, worker_command=json.loads(sys.argv[4]), task_timeout_s=600))
-""" % SIZE
+"""
 
 
 def _items(tmp_path):
@@ -59,7 +59,7 @@ def test_a_killed_run_keeps_its_finished_rows_and_resume_runs_only_the_rest(tmp_
     first_tasks, later_tasks = tmp_path / "tasks1.jsonl", tmp_path / "tasks2.jsonl"
     env = dict(os.environ, FAKE_WORKER=json.dumps({"conv-1d": "hang"}), FAKE_WORKER_TASKS=str(first_tasks))
     proc = subprocess.Popen([sys.executable, "-c", RUN, str(ROOT), json.dumps([[s, str(p)] for s, p in items]),
-                             str(out), json.dumps(FAKE)], env=env, cwd=ROOT, start_new_session=True,
+                             str(out), json.dumps(FAKE), str(SIZE)], env=env, cwd=ROOT, start_new_session=True,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 180
