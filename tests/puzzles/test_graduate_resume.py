@@ -114,3 +114,34 @@ def test_resume_without_a_previous_run_says_so_and_runs_everything(tmp_path, mon
     (tmp_path / "out" / "graduate.json").write_text("{ not json")
     outcome = run.graduate(opts)
     assert outcome.ok and any("could not be read" in ln and "starting afresh" in ln for ln in lines)
+
+
+@pytest.mark.slow
+def test_resume_profiles_only_the_puzzles_without_ncu_launches_and_keeps_the_others(tmp_path, monkeypatch):
+    """With the stand-in ncu of test_graduate_run.py (gpusim's numbers, one changed on purpose)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "ncu").write_text(f"#!/bin/sh\nexec {sys.executable} {HERE / 'graduate_fake_ncu.py'} \"$@\"\n")
+    (bin_dir / "ncu").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ['PATH']}")
+    monkeypatch.setenv("FAKE_WORKER", "{}")
+    changed = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+    monkeypatch.setenv("FAKE_NCU_DIFF", changed)
+    out = tmp_path / "out"
+
+    def options(slugs):
+        return run.Options(items=[(registry.get(s), workspace.reference_path(registry.get(s))) for s in slugs],
+                           backends=["numba"], size=SIZE, out=out, cache=tmp_path / "estimates.json",
+                           estimate_jobs=2, worker_command=FAKE, ncu=True, ncu_size=SIZE, resume=True)
+
+    first = run.graduate(options(["blocks"]))
+    assert [x["slug"] for x in first.doc["ncu"]["launches"]] == ["blocks"]
+    second = run.graduate(options(["blocks", "multi-block-scan"]))
+    profiled = [json.loads(ln)["slug"] for ln in (out / "ncu_manifest.jsonl").read_text().splitlines()]
+    assert profiled == ["multi-block-scan"] * 3                      # blocks' launch was kept, not profiled
+    launches = second.doc["ncu"]["launches"]
+    assert [(x["slug"], x["step"]) for x in launches] == [("blocks", 0), ("multi-block-scan", 0),
+                                                           ("multi-block-scan", 1), ("multi-block-scan", 2)]
+    assert launches[0]["rows"] == first.doc["ncu"]["launches"][0]["rows"]
+    diffs = {(x["slug"], x["step"]) for x in launches for r in x["rows"] if r["flag"] == "DIFF"}
+    assert diffs == {("blocks", 0), ("multi-block-scan", 0)}          # the first launch of each ncu run
