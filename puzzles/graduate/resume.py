@@ -100,8 +100,8 @@ def load(doc_path: Path, items: list[tuple[Puzzle, Path]], backends: list[str], 
         if ncu_size is not None and isinstance(ncu_doc, dict):
             want = ncu_key(puzzle, path, ncu_size)
             launches = [x for x in ncu_doc.get("launches") or [] if isinstance(x, dict)
-                        and x.get("slug") == puzzle.slug and x.get("key") == want and "ncu_metrics" in x]
-            if launches:
+                        and x.get("slug") == puzzle.slug and x.get("key") == want]
+            if launches and all(x.get("ncu_metrics") is not None for x in launches):   # ncu measured each
                 out.ncu_items[puzzle.slug] = launches
     return out
 

@@ -176,9 +176,12 @@ def graduate(opts: Options) -> Outcome:
             sizes = [opts.size] + ([opts.ncu_size] if opts.ncu and opts.ncu_size != opts.size else [])
             est_jobs = submit_estimates(jobs, cache, opts.items, sizes, gpu, priority_size=opts.ncu_size)
         done = 0
+        # until ncu runs, the files keep the launches a previous run profiled
+        ncu_items = {"run": ncu.NcuRun({}, [], "ncu runs once the GPU rows are done"),
+                     "kept": previous.ncu_items} if opts.ncu and previous.ncu_items else None
         for msg in worker.messages(opts.task_timeout_s, tick_s=2.0):
             if harvest():
-                checkpoint()
+                checkpoint(ncu_items)
             if msg["type"] == "start":
                 say(f"[{done + 1}/{len(tasks)}] {msg['slug']} ({msg['backend']}) ...")
             elif msg["type"] == "result":
@@ -194,10 +197,9 @@ def graduate(opts: Options) -> Outcome:
                     verify_jobs[key] = jobs.submit(pool.Job("verify", {"puzzle": msg["slug"], "size": opts.size,
                                                                         "outputs": out_file},
                                                             memory=_verify_memory(out_file), priority=0))
-                checkpoint()
+                checkpoint(ncu_items)
         worker.finish()                             # the GPU to itself for ncu
         ncu_run = None
-        ncu_items = None
         if opts.ncu:
             from gpusim.observe.metrics import METRIC_KEYS
 
