@@ -195,6 +195,20 @@ REFUSALS = [
 ]
 
 
+def test_a_per_thread_array_with_constant_indices_is_registers_and_its_loops_are_written_out():
+    from tests.gpusim.triton_kernels import case_local_tables
+
+    kernel, _grid, block, args, _expect = case_local_tables()
+    text = "\n".join(code(ln) for ln in body(program(kernel, args, block=block)))
+    reg = sorted(set(re.findall(r"\b(_loc\d+_reg_\d+) = tl\.zeros\(\[32\], tl\.int32\)", text)))
+    assert len(reg) == 6                                          # reg[2, 3]: one register per element
+    assert not re.search(r"_loc\d+_reg = ", text)                 # and no table for it
+    assert re.search(r"_loc\d+_tab = tl\.zeros\(\[32, 4\], tl\.int32\)", text)  # tab[(t + k) % 4]: a table
+    loops = re.findall(r"^for \w+ in range\((.*)\):$", text, re.M)
+    # the loops over reg's indices are written out; those that index only the table stay loops
+    assert len(loops) == 2 and "tl.full((), 4, tl.int64), 1" in loops[0] and ", n, 1" in loops[1]
+
+
 @pytest.mark.parametrize("kernel,args,message,source", REFUSALS, ids=[r[0].__name__ for r in REFUSALS])
 def test_what_cannot_be_translated_is_named_with_its_line(kernel, args, message, source):
     with pytest.raises(NotTranslatable) as info:

@@ -3,7 +3,8 @@ CUDA's semantics (not by gpusim, not by the back end).
 
 ``python tests/gpusim/triton_kernels.py interpret`` runs each through Triton's interpreter (this process
 sets ``TRITON_INTERPRET=1`` before importing triton) and compares; ``aot`` compiles each for sm_90 without
-a GPU. It prints one line per kernel and ``N passed, M failed``, and exits 1 on a failure.
+a GPU and passes its arguments through Triton's argument binder (``launcher.check_binding``). It prints
+one line per kernel and ``N passed, M failed``, and exits 1 on a failure.
 ``tests/gpusim/test_triton_backend.py`` runs both in subprocesses.
 """
 
@@ -284,6 +285,59 @@ def case_locals_and_scalars():
     return locals_and_scalars, 1, 16, (x, *outs, f64, f32, True, 1), {1: exp, 2: special}
 
 
+# -- per-thread arrays: constant indices (registers, loops written out) and an index known at run time (table) --
+@cuda.jit
+def local_tables(x, n, out, last):
+    t = cuda.threadIdx.x
+    reg = cuda.local.array((2, 3), int32)    # every index a constant once the loops are written out
+    tab = cuda.local.array(4, int32)         # indexed with a per-thread value: a [lanes, 4] table
+    i = 0
+    j = 0
+    for i in range(2):
+        for j in range(3):
+            reg[i, j] = 0
+            if (t + i + j) % 2 == 0:         # a per-lane store into a register element
+                reg[i, j] = x[t] * (i + 1) + j
+    for k in range(4):
+        tab[k] = k * 10
+    for k in range(n):
+        tab[(t + k) % 4] += x[t]
+    s = 0
+    for i in range(2):
+        for j in range(3):
+            s += reg[i, j]
+    out[t] = s + tab[t % 4]
+    last[t] = i * 10 + j                     # a loop variable keeps its last value
+
+
+def case_local_tables():
+    x = (np.arange(16) * 3 - 7).astype(np.int32)
+    n = 5
+    out, last = np.zeros(16, np.int32), np.zeros(16, np.int32)
+    exp = np.zeros(16, np.int32)
+    for t in range(16):
+        reg = [[int(x[t]) * (i + 1) + j if (t + i + j) % 2 == 0 else 0 for j in range(3)] for i in range(2)]
+        tab = [10 * k for k in range(4)]
+        for k in range(n):
+            tab[(t + k) % 4] += int(x[t])
+        exp[t] = sum(map(sum, reg)) + tab[t % 4]
+    return local_tables, 1, 16, (x, n, out, last), {2: exp, 3: np.full(16, 12, np.int32)}
+
+
+# -- parameters named as Triton's argument binder names its own locals and launch options ---------------------
+@cuda.jit
+def binder_names(params, backend, options, num_warps, debug, specialization):
+    i = cuda.grid(1)
+    if i < params.size:
+        params[i] = backend[i] * num_warps + debug + options + specialization
+
+
+def case_binder_names():
+    backend = np.arange(10, dtype=np.float32)
+    params = np.zeros(10, np.float32)
+    return binder_names, 1, 16, (params, backend, 2, 4, 1, 3), {0: backend * 4 + 1 + 2 + 3}
+
+
 CASES = {
     "floor_ops": case_floor_ops,
     "float_floor_ops": case_float_floor_ops,
@@ -294,6 +348,8 @@ CASES = {
     "warp_ops": case_warp_ops,
     "histograms": case_histograms,
     "locals_and_scalars": case_locals_and_scalars,
+    "binder_names": case_binder_names,
+    "local_tables": case_local_tables,
 }
 
 
@@ -329,6 +385,10 @@ def main(mode: str) -> int:
             program, names = program_for(kernel, block, args, guard=(mode == "interpret"))
             if mode == "aot":
                 launcher.compile_aot(program)
+                import torch
+
+                cpu = {n: torch.from_numpy(a) if isinstance(a, np.ndarray) else a for n, a in zip(names, args)}
+                launcher.check_binding(program, launcher.bind(program, cpu, grid, "cpu"))
                 problems = []
             else:
                 launcher.run(program, grid, dict(zip(names, args)), interpret=True)

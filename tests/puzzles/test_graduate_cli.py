@@ -63,6 +63,7 @@ def test_interpret_without_torch_and_triton_says_so_on_the_row(tmp_path):
     (["graduate", "999", "--reference"], "no puzzle 999"),
     (["graduate", "6", "7", "--file", "solutions/blocks.py"], "exactly one puzzle"),
     (["graduate", "6", "--file", "no/such/file.py"], "no such file"),
+    (["graduate", "6", "--reference", "--resume"], "give --out"),
 ])
 def test_usage_errors_exit_2_with_one_message(argv, message, capsys):
     assert cli.main(argv) == 2

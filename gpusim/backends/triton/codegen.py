@@ -30,16 +30,28 @@ from ...faults import UnsupportedConstruct
 from ...ir import nodes as N
 from ...ir.nodes import Uni
 from ...ir.types import BOOL, INT64, Array, NoneType, Scalar, Tuple, Type
-from ...ir.walk import walk_stmts
-from .expressions import ExpressionGen, typed
+from ...ir.walk import walk_exprs, walk_stmts
+from .expressions import ExpressionGen, literal, typed
 from .memory import Memory
 from .values import BITS_OF, Affine, ArrayRef, Frame, Val, tl_type
 from .warps import Warps
 
 #: iterations up to which a loop whose start is a function of the thread is written out (``unrolled``)
 UNROLL = 8
+#: a loop of constant bounds that indexes a per-thread array is written out (``written_out``) up to this many
+#: iterations, and loops nested in one another up to this many copies of the innermost body in all
+STATIC_UNROLL = 16
+UNROLL_BUDGET = 1024
 _RESERVED = {"tl", "triton", "libdevice", "range", "min", "max", "int", "float", "bool", "print", "len", "abs",
              "True", "False", "None"}
+#: names a kernel parameter must not have: Triton binds a launch's arguments in a function it writes
+#: (``create_function_from_signature``) whose locals and globals are these, and whose ``**options`` get the
+#: launch options; a parameter named ``params`` reached specialisation as that function's dict ("failed to
+#: specialize argument of type: dict", puzzle 63 on the H200), ``num_warps`` or ``debug`` would be given twice
+_TRITON_BINDER = {"params", "specialization", "options", "backend", "specialize_impl", "JITCallable", "grid",
+                  "warmup", "debug", "num_warps", "num_stages", "num_ctas", "enable_fp_fusion", "maxnreg",
+                  "launch_cooperative_grid", "launch_pdl"}
+_RESERVED |= _TRITON_BINDER
 
 
 class NotTranslatable(UnsupportedConstruct):
@@ -186,7 +198,7 @@ def _short(t: Type) -> str:
 
 class ProgramGen(ExpressionGen):
     def __init__(self, module: N.Module, block: tuple[int, int, int], dynamic_bytes: int, register: set[int],
-                 guard: bool, planes: dict[int, list[Affine]] | None = None):
+                 guard: bool, planes: dict[int, list[Affine]] | None = None, tabled: set[int] | None = None):
         self.module = module
         self.block_shape = block
         self.threads = block[0] * block[1] * block[2]
@@ -195,6 +207,8 @@ class ProgramGen(ExpressionGen):
             p *= 2
         self.P = p
         self.planes = planes if planes is not None else {}     # register arrays' store maps (kept over retries)
+        self.tabled = tabled if tabled is not None else set()  # per-thread arrays held as [lanes, L] tables
+        self.unroll_copies = 1                                 # copies of the body being written out now
         self.guard = guard
         self.memory = Memory(guard)
         self.warps = Warps()
@@ -297,6 +311,9 @@ class ProgramGen(ExpressionGen):
         if isinstance(t, Tuple):
             items = [self.local(f"{name}#{k}", it, line) for k, it in enumerate(t.items)]
             return Val("", t, items=items, vec=any(i.vec for i in items))
+        known = self.frame.consts.get(name)
+        if known is not None and known.type == t:
+            return known
         return Val(self.name_of(name, t), t, vec=self.is_vec_local(name), affine=self.frame.affine.get(name))
 
     def assign_local(self, name: str, t: Type, v: Val, ctx: Ctx, line: int, top: bool = False,
@@ -327,6 +344,7 @@ class ProgramGen(ExpressionGen):
                 raise self.fail(line, f"{name!r} is the same in every thread of the block, but its value here is "
                                       "per thread")
             self.emit(f"{target} = {typed(v)}")
+        self.frame.consts.pop(name, None)
         base = name.split("#")[0]
         # assigned once: wherever a correct kernel reads it, it holds this value (a read before the
         # assignment is a fault the simulator reports), so a fixed function of the thread index stays known
@@ -448,8 +466,14 @@ class ProgramGen(ExpressionGen):
         base = self.frame.prefix + f"_loc{s.decl}_{_sanitize(s.name)}"
         t = Array(s.dtype, len(s.shape), "C", "local")
         store = "tl.int8" if s.dtype.is_bool else tl_type(s.dtype)
-        self.emit(f"{base} = tl.zeros([{self.P}, {width}], {store})")
-        return ArrayRef("local", base, t, [str(d) for d in s.shape], strides, s.name, decl=s.decl, width=width)
+        split = s.decl not in self.tabled and numel <= UNROLL_BUDGET
+        if split:           # first try: every index a constant, each element a register of its own
+            for k in range(numel):
+                self.emit(f"{base}_{k} = tl.zeros([{self.P}], {store})")
+        else:
+            self.emit(f"{base} = tl.zeros([{self.P}, {width}], {store})")
+        return ArrayRef("local", base, t, [str(d) for d in s.shape], strides, s.name, decl=s.decl, width=width,
+                        split=split)
 
     # -- statements ------------------------------------------------------------------------------------------
     def block(self, body: list[N.Stmt], ctx: Ctx, top: bool = False) -> None:
@@ -622,6 +646,8 @@ class ProgramGen(ExpressionGen):
             start, stop, step = (self.value(x, ctx) for x in (s.start, s.stop, s.step))
             if not (inner.vector or inner.scalar) and self.unrolled(s, ctx, start, stop, step):
                 return
+            if plain and self.written_out(s, ctx, start, stop, step):
+                return
             if plain and step.lit and step.value != 0:
                 k = self.tmp("_k")
                 self.emit(f"for {k} in range({typed(start)}, {typed(stop)}, {step.code}):")
@@ -675,6 +701,47 @@ class ProgramGen(ExpressionGen):
             self.block(s.body, body)
             self.frame.affine.pop(s.var, None)
         return True
+
+    def written_out(self, s: N.ForRange, ctx: Ctx, start: Val, stop: Val, step: Val) -> bool:
+        """``for v in range(A, B, C)`` with constant bounds and a few iterations, whose body indexes a
+        per-thread array held as one register per element: written out iteration by iteration with ``v`` a
+        constant in each, so that every index is known and names its register, as a CUDA compiler unrolls
+        such a loop (a ``[lanes, L]`` table would cost L operations per access). True if done."""
+        if not (start.lit and stop.lit and step.lit and int(step.value) != 0):
+            return False
+        values = range(int(start.value), int(stop.value), int(step.value))
+        if not 1 <= len(values) <= STATIC_UNROLL or self.unroll_copies * len(values) > UNROLL_BUDGET:
+            return False
+        if not self.indexes_split_local(s.body) or any(isinstance(x, N.Assign) and x.target == s.var
+                                                       for x in walk_stmts(s.body)):
+            return False
+        t = s.start.type
+        self.unroll_copies *= len(values)
+        for value in values:
+            body = ctx.child(Loop())
+            v = literal(value, t)
+            self.assign_local(s.var, t, v, body, s.line)
+            self.frame.consts[s.var] = v
+            self.block(s.body, body)
+            self.frame.consts.pop(s.var, None)
+        self.unroll_copies //= len(values)
+        return True
+
+    def indexes_split_local(self, body: list[N.Stmt]) -> bool:
+        """Some load or store in ``body`` indexes a per-thread array of this frame held as registers."""
+        from ...ir.walk import children
+
+        def split(e: N.Expr) -> bool:
+            ref = self.frame.arrays.get(e.name) if isinstance(e, N.Var) else None
+            return ref is not None and ref.kind == "local" and ref.split
+
+        for st in walk_stmts(body):
+            if isinstance(st, N.Store) and split(st.array):
+                return True
+            for e in children(st):
+                if any(isinstance(x, N.Load) and split(x.array) for x in walk_exprs(e)):
+                    return True
+        return False
 
     def loop_flags(self, inner: Exits) -> Loop:
         info = Loop()

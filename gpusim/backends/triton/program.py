@@ -19,7 +19,7 @@ from ...ir import nodes as N
 from ...ir.walk import walk_stmts
 from .codegen import NotTranslatable, ProgramGen
 from .helpers import helper_source
-from .memory import NewPlane, Respill
+from .memory import NewPlane, Respill, Retable
 
 MAX_THREADS = 1024
 COMMENT_COLUMN = 64
@@ -78,8 +78,10 @@ def translate(module: N.Module, block, dynamic_shared: int = 0, *, guard: bool =
             if isinstance(s, N.SharedDecl) and not s.dynamic:
                 register.add(s.decl)
     planes: dict = {}
-    while True:   # each retry learns a register array's store pattern or sends one to scratch: it ends
-        gen = ProgramGen(module, block, int(dynamic_shared), register, guard, planes)
+    tabled: set[int] = set()
+    while True:   # each retry learns a register array's store pattern, sends one to scratch, or makes a
+        #          per-thread array a table: it ends
+        gen = ProgramGen(module, block, int(dynamic_shared), register, guard, planes, tabled)
         try:
             lines = gen.kernel()
             break
@@ -88,6 +90,8 @@ def translate(module: N.Module, block, dynamic_shared: int = 0, *, guard: bool =
         except Respill as r:
             register.discard(r.decl)
             planes.pop(r.decl, None)
+        except Retable as r:
+            tabled.add(r.decl)
     return _assemble(module, gen, lines, block)
 
 
