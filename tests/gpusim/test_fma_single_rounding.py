@@ -34,7 +34,6 @@ def test_lanes_round_once_and_exact_results_are_kept():
     n = 32
     a, b, c = np.full(n, A), np.full(n, B), np.full(n, C)
     a[1:], b[1:], c[1:] = F(1.5), F(2.0), F(0.25)          # exact: 3.25, no rounding at all
-    out = np.zeros(2, F)
     lanes = np.zeros(n, F)
 
     @cuda.jit
@@ -44,4 +43,3 @@ def test_lanes_round_once_and_exact_results_are_kept():
 
     gpusim.launch(per_lane, 1, n, (lanes, a, b, c))
     assert lanes[0] == F(1 + 2.0 ** -23) and (lanes[1:] == F(3.25)).all()
-    del out
