@@ -14,7 +14,7 @@ import numpy as np
 
 from ..faults import KernelCompileError
 from ..ir import nodes as N
-from ..ir.types import BOOL, FLOAT64, INT64, NONE, Array, Scalar, Tuple, Type
+from ..ir.types import BOOL, FLOAT64, INT64, NONE, Array, RecordRef, Scalar, Tuple, Type
 from ..ir.values import convert, python_value
 from . import typing as ty
 from .constants import literal_type
@@ -32,6 +32,7 @@ from .names import (
     classify_global,
     qualified,
 )
+from .records import Nested, is_record_array
 
 
 class TypeConflict(Type):
@@ -139,7 +140,11 @@ class ExprLowering:
         name = node.id
         if name in self.locals:
             if name not in self.env:
-                raise self.error(node, f"the local {name!r} is read before it is assigned", KernelCompileError)
+                if not (self.loops and name in self.seen_types):
+                    raise self.error(node, f"the local {name!r} is read before it is assigned", KernelCompileError)
+                # assigned on another path of this loop, which an earlier iteration may have taken (numba
+                # types it so; a thread that reads it unassigned is a fault at run time)
+                return N.Var(name, type=self.seen_types[name], line=node.lineno)
             t = self.env[name]
             if isinstance(t, TypeConflict):
                 raise self.error(node, f"{name!r} holds a {t.a} on one path and a {t.b} on another (line "
@@ -176,12 +181,16 @@ class ExprLowering:
 
     def const_array(self, ref: ConstArrayRef, node: ast.AST) -> N.ConstArray:
         data = ref.array if ref.by_pointer else self.builder.frozen_array(ref.array)
-        if data.dtype.kind not in "biufc":
-            raise self.error(node, f"the module array {ref.name!r} has dtype {data.dtype}: a kernel reads numeric "
-                                   "arrays only")
         from ..ir.types import array_of
 
-        t = array_of(data, "const")
+        try:
+            if data.dtype.kind not in "biufc" and data.dtype.fields is None:
+                raise ValueError
+            t = array_of(data, "const")
+        except ValueError as e:
+            why = f" ({e})" if str(e) else ""
+            raise self.error(node, f"the module array {ref.name!r} has dtype {data.dtype}{why}: a kernel reads "
+                                   "arrays of numbers or of records of numbers only") from None
         return N.ConstArray(ref.name, data, by_pointer=ref.by_pointer, type=Array(t.dtype, t.ndim, "C", "const"),
                             line=node.lineno)
 
@@ -240,7 +249,14 @@ class ExprLowering:
         base = self.expr(node.value)
         t = base.type
         line = node.lineno
+        if isinstance(t, RecordRef):
+            return self.record_field(base, node, node.attr)
+        if is_record_array(t) and t.dtype.field(node.attr) is not None:
+            return self.field_view(base, t.dtype.field(node.attr), line)
         if isinstance(t, Array):
+            if isinstance(base, Nested):
+                raise self.error(node, f"the nested array {ast.unparse(node.value)} is indexed or copied whole only "
+                                       "in gpusim")
             if node.attr == "shape":
                 items = [N.ArrayShape(base, d, type=INT64, line=line) for d in range(t.ndim)]
                 return N.MakeTuple(items, type=Tuple(tuple(INT64 for _ in items)), line=line)
@@ -287,11 +303,17 @@ class ExprLowering:
     def subscript(self, node: ast.Subscript) -> N.Expr:
         base = self.expr(node.value)
         line = node.lineno
+        if isinstance(base.type, RecordRef) or (is_record_array(base.type) and isinstance(
+                self.record_key(node), str)):
+            return self.record_subscript(base, node)
         if isinstance(base.type, Array):
             index = self.index(node, base)
             if isinstance(index, N.Trap):
                 return index
-            return N.Load(base, index, type=base.type.dtype, line=line)
+            if is_record_array(base.type):
+                return self.record_element(base, index, line)
+            array, index = self.element_of(base, index)
+            return N.Load(array, index, type=base.type.dtype, line=line)
         if isinstance(base.type, Tuple):
             return self.tuple_item(base, node.slice, node)
         raise self.error(node, f"a {base.type} cannot be indexed")

@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..faults import KernelCompileError, UnsupportedConstruct
 from ..ir import nodes as N
-from ..ir.types import INT64, NONE, Array, Scalar, Tuple, Type
+from ..ir.types import INT64, NONE, Array, RecordRef, Scalar, Tuple, Type
 from . import typing as ty
 from .calls import CallLowering
 from .expressions import ExprLowering, TypeConflict
 from .iteration import IterationLowering
 from .numeric_calls import NumericCallLowering
+from .records import RecordLowering, is_record_array
 from .source import Source
 from .subset import assigned_names, check_subset, error
 from .ufuncs import UfuncLowering
@@ -55,7 +56,8 @@ class LoopContext:
     continue_envs: list[dict[str, Type]] = field(default_factory=list)
 
 
-class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLowering, IterationLowering):
+class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLowering, IterationLowering,
+                       RecordLowering):
     """Lowers one function for one tuple of argument types; ``builder`` supplies callees and globals."""
 
     def __init__(self, builder: Builder, func: Any, src: Source, key: str, arg_types: tuple[Type, ...],
@@ -78,6 +80,8 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
         cache = builder.global_cache(self.cache_key)
         cache.update(fixed)
         self.env: dict[str, Type] = {}
+        #: the type each local was last assigned anywhere so far (a loop's later rounds see it at the head)
+        self.seen_types: dict[str, Type] = {}
         self.live = True
         self.loops: list[LoopContext] = []
         self.returns: list[N.Return] = []
@@ -280,6 +284,7 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
     def assign_value(self, target: ast.AST, value: N.Expr, line: int) -> list[N.Stmt]:
         if isinstance(target, ast.Name):
             self.env[target.id] = value.type
+            self.seen_types[target.id] = value.type
             return [N.Assign(target.id, value, line=line)]
         if isinstance(target, ast.Tuple):
             t = value.type
@@ -297,7 +302,22 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
                 out.extend(self.assign_value(tgt, N.TupleItem(value, k, type=t.items[k], line=line), line))
             return out
         if isinstance(target, ast.Subscript):
-            return self.store(target, value, line)
+            base = self.expr(target.value)
+            if isinstance(base.type, RecordRef):  # r['a'] = v, r[0] = v
+                key = self.record_key(target)
+                if key is None:
+                    raise self.error(target, "a record is indexed by a field name or a constant position",
+                                     KernelCompileError)
+                return self.field_store(base, target, key, value, line)
+            if is_record_array(base.type) and isinstance(self.record_key(target), str):
+                raise self.error(target, "a whole field of an array of records cannot be assigned in a kernel: "
+                                         "assign its elements")
+            return self.store(target, value, line, array=base)
+        if isinstance(target, ast.Attribute):
+            base = self.expr(target.value)
+            if isinstance(base.type, RecordRef):  # r.a = v
+                return self.field_store(base, target, target.attr, value, line)
+            raise self.error(target, f"the attribute .{target.attr} of a {base.type} cannot be assigned in a kernel")
         raise self.error(target, "this assignment target is not supported in a kernel")
 
     def store(self, target: ast.Subscript, value: N.Expr, line: int, index: list[N.Expr] | None = None,
@@ -313,6 +333,9 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
             index = self.index(target, array)
         if isinstance(index, N.Trap):
             return [N.ExprStmt(index, line=line)]
+        if is_record_array(array.type):  # ary[i] = rec: the whole record copied
+            return self.record_store(array, index, value, target, line)
+        array, index = self.element_of(array, index)
         if not isinstance(value.type, Scalar):
             raise self.error(target, f"cannot store a {value.type} into an element of a {array.type.dtype} array")
         return [N.Store(array, index, self.cast(value, array.type.dtype), line=line)]
@@ -337,9 +360,18 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
             if isinstance(index, N.Trap):
                 return [N.ExprStmt(index, line=line)]
             stable = [self.once(e, out, line) for e in index]  # evaluated once, for the load and the store
-            old = N.Load(array, stable, type=array.type.dtype, line=line)
+            if is_record_array(array.type):
+                raise self.error(s, "augmented assignment to a whole record")
+            at, at_index = self.element_of(array, stable)
+            old = N.Load(at, at_index, type=array.type.dtype, line=line)
             new = self.binary(op, old, self.expr(s.value), s)
             return out + self.store(s.target, new, line, index=stable, array=array)
+        if isinstance(s.target, ast.Attribute):  # r.a += v
+            out = []
+            base = self.once(self.expr(s.target.value), out, line)
+            if isinstance(base.type, RecordRef):
+                new = self.binary(op, self.record_field(base, s.target, s.target.attr), self.expr(s.value), s)
+                return out + self.field_store(base, s.target, s.target.attr, new, line)
         raise self.error(s, "this assignment target is not supported in a kernel")
 
     # control flow ---------------------------------------------------------------------------------------

@@ -64,6 +64,8 @@ def expr(e: N.Expr) -> str:
         return e.name
     if isinstance(e, N.Load):
         return f"{expr(e.array)}[{args(e.index)}]"
+    if isinstance(e, N.FieldView):
+        return f"{sub(e.array)}.{e.field}"
     if isinstance(e, N.ArrayShape):
         return f"{expr(e.array)}.shape[{e.dim}]"
     if isinstance(e, N.ArraySize):

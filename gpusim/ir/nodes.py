@@ -245,6 +245,17 @@ class Load(Expr):
 
 
 @dataclass(eq=False)
+class FieldView(Expr):
+    """The field ``field`` of every record of ``array`` (an array of records), as an array of the field's
+    element type: dimensions the record array's, then the field's own shape (a nested array). The view shares
+    the records' memory: element ``[i..., j...]`` is at the record's address plus the field's offset plus
+    ``j`` in the field's row-major order, and an access touches the field's bytes only."""
+
+    array: Expr
+    field: str
+
+
+@dataclass(eq=False)
 class ArrayShape(Expr):
     """``array.shape[dim]`` (int64), for arrays whose shape is known only at launch."""
 

@@ -85,6 +85,28 @@ class MemoryAccess:
             self._register(("const", id(array)), h.info)
         return h
 
+    def field(self, A: ArrayHandle, name: str) -> ArrayHandle:
+        """The field ``name`` of an array of records as an array of its own (``FieldView``): a view of the
+        records' memory, one per launch for each array and field, with its own race shadow (two fields are
+        different bytes) and the addresses of the field's bytes for the observers."""
+        key = (id(A), name)
+        h = self.field_handles.get(key)
+        if h is not None:
+            return h
+        if A.space not in ("global", "const"):
+            raise TypeError(f"records in {A.space} memory are not supported by gpusim yet")
+        view = A.data[name]
+        if A.data.size == 0:
+            view = view.reshape(tuple(A.shape_i) + A.dtype.fields[name][0].shape)
+        base = view.dtype.base if view.dtype.subdtype is not None else view.dtype
+        offset = A.dtype.fields[name][1]
+        info = ArrayInfo(self._new_id(), f"{A.name}.{name}", A.space, base, tuple(view.shape),
+                         A.info.base_address + offset, tuple(int(s) for s in view.strides), A.info)
+        h = ArrayHandle(info, view, None, track=A.shadow is not None, writable=A.writable)
+        self.field_handles[key] = h
+        self._register(("field", id(A), name), info)
+        return h
+
     def _new_id(self):
         self.next_id += 1
         return self.next_id

@@ -78,6 +78,19 @@ class Abort(Exception):
     """Stops a launch after a fatal fault (a timeout); the fault is already recorded."""
 
 
+def _lanes_of(m, a, b):
+    """Per lane, ``a`` where ``m`` holds, else ``b``: a tuple's item (an array in a tuple, as a record reference
+    holds its array, must be one array on both sides)."""
+    if a is b:
+        return a
+    if isinstance(a, tuple):
+        return tuple(_lanes_of(m, x, y) for x, y in zip(a, b))
+    if isinstance(a, ArrayHandle) or isinstance(b, ArrayHandle):
+        raise TypeError("a tuple or record holds a different array per thread: gpusim cannot hold that "
+                        "(numba-cuda can); index one array instead")
+    return np.where(m, a, b)
+
+
 class Runtime(MemoryAccess, Synchronisation, Output):
     def __init__(self, info: LaunchInfo, source_lines, kernel_name: str, observers, max_steps: int,
                  shared_mem: int, next_array_id: int, max_output_lines: int = 1000):
@@ -97,6 +110,7 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         self.arrays: dict[tuple, ArrayInfo] = {}
         self.next_id = next_array_id
         self.const_handles: dict[int, ArrayHandle] = {}
+        self.field_handles: dict[tuple, ArrayHandle] = {}
         self.shared_static_bytes: dict[int, int] = {}
         self.flops: dict[tuple[str, str], int] = {}
         self.steps = 0
@@ -176,13 +190,13 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         if old is None:
             return new
         if isinstance(new, tuple):
-            return tuple(np.where(m, a, b) for a, b in zip(new, old))
+            return tuple(_lanes_of(m, a, b) for a, b in zip(new, old))
         return np.where(m, new, old)
 
     @staticmethod
     def select(c, a, b):
         if isinstance(a, tuple):
-            return tuple(np.where(c, x, y) for x, y in zip(a, b))
+            return tuple(_lanes_of(c, x, y) for x, y in zip(a, b))
         return np.where(c, a, b)
 
     convert = staticmethod(convert)

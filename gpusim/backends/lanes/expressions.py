@@ -133,6 +133,8 @@ class ExpressionGen:
             return self.mod.const_array(e)
         if isinstance(e, N.Load):
             return self.load(e, ctx)
+        if isinstance(e, N.FieldView):
+            return f"rt.field({self.expr(e.array, ctx)}, {e.field!r})"
         if isinstance(e, N.ArrayShape):
             return f"{self.expr(e.array, ctx)}.shape[{e.dim}]"
         if isinstance(e, N.ArraySize):

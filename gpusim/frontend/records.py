@@ -1,0 +1,171 @@
+"""Records (NumPy structured dtypes) in kernels, as numba-cuda types them.
+
+An element of an array of records, ``ary[i]``, is a reference to the record (numba's record is a pointer into
+the array): a ``RecordRef`` tuple ``(array, i...)``, which a local can hold and a device function can take
+and return. A field is read and written through a ``FieldView`` of the array: ``ary[i].a`` / ``r.a`` /
+``r['a']`` / ``r[0]`` (the first field) is ``Load(ary.a, [i])``; a nested array field ``r.h`` is indexed as
+``r.h[j]`` -> ``Load(ary.h, [i, j])``; ``ary.a`` of a whole array is the view itself. Assigning a whole record
+(``ary[i] = ary[j]``, ``res[0] = f(r)``) or a whole nested array (``r.h = src``, ``r['h'] = q['h']``) copies
+element by element, as numba's store of a record or an array value does.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+
+from ..faults import KernelCompileError
+from ..ir import nodes as N
+from ..ir.types import INT64, Array, Record, RecordRef, Scalar, record_ref
+
+#: elements a whole nested-array copy writes at most (it is written out one store per element)
+MAX_COPY_ELEMENTS = 4096
+
+
+class Nested(N.Expr):
+    """A nested array field of one record (``r.h``): an array-typed value the front end only indexes or copies
+    (it becomes ``Load(view, prefix + index)``), never an IR node of its own."""
+
+    def __init__(self, view: N.Expr, prefix: list[N.Expr], type: Array, line: int):
+        super().__init__(type=type, line=line)
+        self.view, self.prefix = view, prefix
+
+
+def is_record_array(t) -> bool:
+    return isinstance(t, Array) and isinstance(t.dtype, Record)
+
+
+class RecordLowering:
+    # -- references and fields ---------------------------------------------------------------------------------
+    def record_element(self, array: N.Expr, index: list[N.Expr], line: int) -> N.Expr:
+        """``ary[i, j]`` of an array of records: a reference to that record."""
+        t = record_ref(array.type)
+        return N.MakeTuple([array, *index], type=t, line=line)
+
+    def ref_parts(self, ref: N.Expr, line: int) -> tuple[N.Expr, list[N.Expr]]:
+        """The array and the indices of a record reference."""
+        t: RecordRef = ref.type
+        if isinstance(ref, N.MakeTuple):
+            return ref.items[0], list(ref.items[1:])
+        return (N.TupleItem(ref, 0, type=t.items[0], line=line),
+                [N.TupleItem(ref, k, type=INT64, line=line) for k in range(1, len(t.items))])
+
+    def field_of(self, node: ast.AST, rec: Record, name: object):
+        """The field a name (``r.a``, ``r['a']``) or a constant position (``r[0]``) picks."""
+        if isinstance(name, int) and not isinstance(name, bool):
+            if not -len(rec.fields) <= name < len(rec.fields):
+                raise self.error(node, f"index {name} is out of range for a record of {len(rec.fields)} fields",
+                                 KernelCompileError)
+            return rec.fields[name]
+        f = rec.field(name) if isinstance(name, str) else None
+        if f is None:
+            raise self.error(node, f"the record has no field {name!r} (its fields: "
+                                   f"{', '.join(x.name for x in rec.fields)})", KernelCompileError)
+        return f
+
+    def field_view(self, array: N.Expr, field, line: int) -> N.FieldView:
+        t: Array = array.type
+        return N.FieldView(array, field.name, type=Array(field.type, t.ndim + len(field.shape), "A", t.space),
+                           line=line)
+
+    def record_field(self, ref: N.Expr, node: ast.AST, name: object) -> N.Expr:
+        """The value of a field of a record: a number, or a nested array (``Nested``)."""
+        line = node.lineno
+        array, index = self.ref_parts(ref, line)
+        f = self.field_of(node, ref.type.record, name)
+        view = self.field_view(array, f, line)
+        if not f.shape:
+            return N.Load(view, index, type=f.type, line=line)
+        return Nested(view, index, Array(f.type, len(f.shape), "C", array.type.space), line)
+
+    @staticmethod
+    def record_key(node: ast.AST) -> object:
+        """The constant a record is subscripted with (a field name or position), or None."""
+        sl = node.slice if isinstance(node, ast.Subscript) else node
+        if isinstance(sl, ast.Constant) and isinstance(sl.value, (str, int)) and not isinstance(sl.value, bool):
+            return sl.value
+        if isinstance(sl, ast.UnaryOp) and isinstance(sl.op, ast.USub) and isinstance(sl.operand, ast.Constant) \
+                and isinstance(sl.operand.value, int):
+            return -sl.operand.value
+        return None
+
+    def record_subscript(self, base: N.Expr, node: ast.Subscript) -> N.Expr:
+        """``r['a']`` / ``r[0]`` of a record, ``ary['a']`` of an array of records (the field's view)."""
+        key = self.record_key(node)
+        if isinstance(base.type, RecordRef):
+            if key is None:
+                raise self.error(node, "a record is indexed by a field name or a constant position",
+                                 KernelCompileError)
+            return self.record_field(base, node, key)
+        if not isinstance(key, str):
+            raise self.error(node, "an array of records is indexed by integers (a record) or a field name")
+        return self.field_view(base, self.field_of(node, base.type.dtype, key), node.lineno)
+
+    @staticmethod
+    def element_of(array: N.Expr, index: list[N.Expr]) -> tuple[N.Expr, list[N.Expr]]:
+        """The array and index a load or store of ``array[index]`` touches (through a nested field)."""
+        if isinstance(array, Nested):
+            return array.view, array.prefix + index
+        return array, index
+
+    # -- stores ------------------------------------------------------------------------------------------------
+    def field_store(self, ref: N.Expr, node: ast.AST, name: object, value: N.Expr, line: int) -> list[N.Stmt]:
+        """``r.a = v``, ``r['h'] = src``: a number stored, or a whole nested array copied."""
+        if ref.type.items[0].space == "const":
+            raise self.error(node, "a record in constant memory cannot be written")
+        out: list[N.Stmt] = []
+        ref = self.once(ref, out, line)
+        array, index = self.ref_parts(ref, line)
+        f = self.field_of(node, ref.type.record, name)
+        view = self.field_view(array, f, line)
+        if not f.shape:
+            if not isinstance(value.type, Scalar):
+                raise self.error(node, f"cannot store a {value.type} into the {f.type} field {f.name!r}",
+                                 KernelCompileError)
+            return out + [N.Store(view, index, self.cast(value, f.type), line=line)]
+        return out + self.copy_nested(view, index, f.shape, value, node, line)
+
+    def copy_nested(self, view: N.Expr, prefix: list[N.Expr], shape: tuple[int, ...], value: N.Expr,
+                    node: ast.AST, line: int) -> list[N.Stmt]:
+        """Every element of a nested array (``view[prefix, ...]`` of ``shape``) from the array ``value``."""
+        if not isinstance(value.type, Array) or value.type.ndim != len(shape) or not isinstance(value.type.dtype,
+                                                                                                Scalar):
+            raise self.error(node, f"a nested array of shape {shape} is assigned from a {value.type}: numba-cuda "
+                                   f"copies a {len(shape)}-d array of numbers into it", KernelCompileError)
+        count = 1
+        for d in shape:
+            count *= d
+        if count > MAX_COPY_ELEMENTS:
+            raise self.error(node, f"a nested array of {count} elements is copied whole (gpusim copies at most "
+                                   f"{MAX_COPY_ELEMENTS}): copy it in a loop")
+        src, src_prefix = self.element_of(value, [])
+        out: list[N.Stmt] = []
+        t = view.type.dtype
+        for pos in itertools.product(*(range(d) for d in shape)):
+            k = [N.Const(p, type=INT64, line=line) for p in pos]
+            load = N.Load(src, src_prefix + k, type=src.type.dtype, line=line)
+            out.append(N.Store(view, prefix + list(k), self.cast(load, t), line=line))
+        return out
+
+    def record_store(self, array: N.Expr, index: list[N.Expr], value: N.Expr, node: ast.AST,
+                     line: int) -> list[N.Stmt]:
+        """``ary[i] = rec``: every field of the record copied into the array's record ``i``."""
+        rec: Record = array.type.dtype
+        if not isinstance(value.type, RecordRef):
+            raise self.error(node, f"cannot store a {value.type} into an element of an array of records",
+                             KernelCompileError)
+        if value.type.record.dtype != rec.dtype:
+            raise self.error(node, f"cannot store a {value.type.record} into an array of {rec} (numba-cuda "
+                                   "assigns records of one type)", KernelCompileError)
+        out: list[N.Stmt] = []
+        value = self.once(value, out, line)
+        index = [self.once(i, out, line) for i in index]
+        src, src_index = self.ref_parts(value, line)
+        for f in rec.fields:
+            dst = self.field_view(array, f, line)
+            frm = self.field_view(src, f, line)
+            for pos in itertools.product(*(range(d) for d in f.shape)):
+                k = [N.Const(p, type=INT64, line=line) for p in pos]
+                load = N.Load(frm, src_index + k, type=f.type, line=line)
+                out.append(N.Store(dst, index + k, load, line=line))
+        return out
