@@ -459,3 +459,27 @@ def test_numba_types_namespace_is_accepted_as_a_cast():
     run_clean(k, 1, 1, out)
     assert out[0] == float(np.float32(1) / np.float32(3))
     assert out[1] == np.int64(70000).astype(np.int16)
+
+
+def _assigned_on_another_loop_path(result, x, v, n):
+    for i in range(n):
+        if i == 0:
+            if i == x:
+                pass
+            else:
+                late = v
+        else:
+            if i == x:
+                pass
+            else:
+                late = late + v
+    result[0] = late
+
+
+def test_a_local_read_in_a_loop_before_its_assignment_on_another_path_compiles():
+    # numba-cuda's test_ssa issue 5482: i = 0 assigns v, i = 1 skips, i = 2 adds v (Python gives 2 * v)
+    res = np.zeros(1, np.int64)
+    rep = gpusim.launch(_assigned_on_another_loop_path, 1, 1, (res, 1, 5, 3))
+    assert not rep.faults and res[0] == 10
+    rep = gpusim.launch(_assigned_on_another_loop_path, 1, 1, (res, 0, 5, 3))  # read unassigned at i = 1
+    assert rep.faults and "late" in str(rep.faults[0])
