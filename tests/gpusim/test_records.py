@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from numba import cuda
 
 import gpusim
 from gpusim.faults import DataRace, KernelCompileError, OutOfBounds
 from gpusim.ir.types import INT64, Array, Record, RecordRef
-
-from numba import cuda
 
 REC = np.dtype([("a", np.float64), ("b", np.int32), ("c", np.complex64), ("d", np.uint8, (5,))], align=True)
 NESTED = np.dtype([("i", np.int32), ("j", np.float32, (3, 2))])
