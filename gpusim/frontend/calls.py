@@ -16,7 +16,7 @@ import numpy as np
 from ..device import FULL_MASK
 from ..faults import KernelCompileError
 from ..ir import nodes as N
-from ..ir.types import BOOL, INT32, INT64, UINT32, Array, Scalar, Tuple, scalar
+from ..ir.types import BOOL, INT32, INT64, UINT32, Array, Record, Scalar, Tuple, record, scalar
 from ..ir.walk import walk_exprs
 from . import typing as ty
 from .constants import dtype_from_string
@@ -454,7 +454,7 @@ class CallLowering:
         if isinstance(align, ast.AST) and not (isinstance(align, ast.Constant) and (
                 align.value is None or isinstance(align.value, int))):
             raise self.error(align, "alignment must be a constant integer")
-        st = self.kernel_scalar(dtype, dtype_node)
+        st = self.kernel_element(dtype, dtype_node)
         decl = self.builder.new_decl()
         if ref.path == "shared.array":
             dynamic = tuple(shape) == (0,)
@@ -537,6 +537,15 @@ class CallLowering:
         if not isinstance(args[0].type, Scalar):
             raise self.error(node, f"cannot convert a {args[0].type} to {dtype}")
         return self.cast(args[0], self.kernel_scalar(dtype, node))
+
+    def kernel_element(self, dtype: np.dtype, node: ast.AST) -> Scalar | Record:
+        """The IR type of a shared or local array's elements: a scalar or a record (numba's record dtype)."""
+        if dtype.fields is None:
+            return self.kernel_scalar(dtype, node)
+        try:
+            return record(dtype)
+        except ValueError as e:
+            raise self.error(node, f"records whose {e} are not supported in a kernel") from None
 
     def kernel_scalar(self, dtype: np.dtype, node: ast.AST) -> Scalar:
         """The IR type of ``dtype``, or a compile error for one a kernel cannot hold (complex, datetime, ...)."""

@@ -96,13 +96,15 @@ def _dtype_of(obj: Any) -> np.dtype | None:
         return obj
     mod = type(obj).__module__ or ""
     if mod.startswith(("numba.core.types", "numba.types", "numba.cuda.types")):
+        if type(obj).__name__ == "Record" and isinstance(getattr(obj, "dtype", None), np.dtype):
+            return obj.dtype  # numba's record type (numpy_support.from_dtype) is its structured dtype
         name = getattr(obj, "name", str(obj))
         alias = {"float16": "float16", "float32": "float32", "float64": "float64", "boolean": "bool",
                  "bool_": "bool", "intp": "int64", "uintp": "uint64", "bool": "bool"}
         name = alias.get(name, name)
         try:
             return np.dtype(name)
-        except TypeError:
+        except (TypeError, ValueError):
             return None
     if obj is float:
         return np.dtype(np.float64)

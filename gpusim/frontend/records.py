@@ -74,6 +74,8 @@ class RecordLowering:
         array, index = self.ref_parts(ref, line)
         f = self.field_of(node, ref.type.record, name)
         view = self.field_view(array, f, line)
+        if isinstance(f.type, Record):  # a nested record: a reference into the field's view
+            return self.record_element(view, index, line)
         if not f.shape:
             return N.Load(view, index, type=f.type, line=line)
         return Nested(view, index, Array(f.type, len(f.shape), "C", array.type.space), line)
@@ -118,6 +120,8 @@ class RecordLowering:
         array, index = self.ref_parts(ref, line)
         f = self.field_of(node, ref.type.record, name)
         view = self.field_view(array, f, line)
+        if isinstance(f.type, Record):
+            return out + self.record_store(view, index, value, node, line)
         if not f.shape:
             if not isinstance(value.type, Scalar):
                 raise self.error(node, f"cannot store a {value.type} into the {f.type} field {f.name!r}",
@@ -164,6 +168,9 @@ class RecordLowering:
         for f in rec.fields:
             dst = self.field_view(array, f, line)
             frm = self.field_view(src, f, line)
+            if isinstance(f.type, Record):
+                out.extend(self.record_store(dst, index, self.record_element(frm, src_index, line), node, line))
+                continue
             for pos in itertools.product(*(range(d) for d in f.shape)):
                 k = [N.Const(p, type=INT64, line=line) for p in pos]
                 load = N.Load(frm, src_index + k, type=f.type, line=line)

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from .types import INT32, INT64, NONE, Array, Scalar, Type
+from .types import INT32, INT64, NONE, Array, Record, Scalar, Type
 
 
 class Uni(IntEnum):
@@ -409,7 +409,7 @@ class SharedDecl(Stmt):
     target: str
     name: str
     shape: tuple[int, ...]
-    dtype: Scalar
+    dtype: Scalar | Record
     dynamic: bool
     decl: int
 
@@ -421,7 +421,7 @@ class LocalDecl(Stmt):
     target: str
     name: str
     shape: tuple[int, ...]
-    dtype: Scalar
+    dtype: Scalar | Record
     decl: int
 
 

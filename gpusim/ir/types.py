@@ -92,7 +92,7 @@ class Field:
     byte offset in the record."""
 
     name: str
-    type: Scalar
+    type: Scalar | Record
     shape: tuple[int, ...]
     offset: int
 
@@ -138,7 +138,10 @@ def record(dtype: np.dtype) -> Record:
         fdt, offset = dt.fields[name][:2]
         base, shape = (fdt.subdtype if fdt.subdtype is not None else (fdt, ()))
         if base.fields is not None:
-            raise ValueError(f"field {name!r} is itself a record (nested records are not supported by gpusim yet)")
+            if shape:
+                raise ValueError(f"field {name!r} is an array of records (not supported by gpusim yet)")
+            fields.append(Field(name, record(base), (), int(offset)))
+            continue
         try:
             t = scalar(base)
         except ValueError:

@@ -93,16 +93,24 @@ class MemoryAccess:
         h = self.field_handles.get(key)
         if h is not None:
             return h
-        if A.space not in ("global", "const"):
-            raise TypeError(f"records in {A.space} memory are not supported by gpusim yet")
+        sub = A.dtype.fields[name][0].shape
         view = A.data[name]
-        if A.data.size == 0:
-            view = view.reshape(tuple(A.shape_i) + A.dtype.fields[name][0].shape)
+        if A.space in ("shared", "local"):  # stored (blocks or lanes, size): the element id picks the row
+            view = view.reshape((A.data.shape[0],) + tuple(A.shape_i) + sub)
+        elif A.data.size == 0:
+            view = view.reshape(tuple(A.shape_i) + sub)
         base = view.dtype.base if view.dtype.subdtype is not None else view.dtype
         offset = A.dtype.fields[name][1]
-        info = ArrayInfo(self._new_id(), f"{A.name}.{name}", A.space, base, tuple(view.shape),
-                         A.info.base_address + offset, tuple(int(s) for s in view.strides), A.info)
+        per = A.space in ("shared", "local")
+        shape = tuple(view.shape[1:]) if per else tuple(view.shape)
+        strides = tuple(int(s) for s in (view.strides[1:] if per else view.strides))
+        info = ArrayInfo(self._new_id(), f"{A.name}.{name}", A.space, base, shape, A.info.base_address + offset,
+                         strides, A.info)
         h = ArrayHandle(info, view, None, track=A.shadow is not None, writable=A.writable)
+        if per and h.shadow is not None:  # one entry per element of every block's copy
+            h.shadow = races.Shadow(view.size)
+        if A.space == "local":
+            h.written = np.zeros(view.size, np.bool_)
         self.field_handles[key] = h
         self._register(("field", id(A), name), info)
         return h
@@ -274,9 +282,8 @@ class MemoryAccess:
         if A.flat is not None:
             src = A.flat
             vals = src[elems] if not (uniform and A.space in ("global", "const")) else src[elems[0]]
-        else:
-            index = np.unravel_index(flat, A.shape_i)
-            vals = A.data[index]
+        else:  # a strided view (a record's field): the element ids over the data's own shape
+            vals = A.data[np.unravel_index(elems, A.data.shape)]
             if uniform and A.space in ("global", "const"):
                 vals = vals[0]
         if uniform and A.space in ("global", "const"):
@@ -308,7 +315,7 @@ class MemoryAccess:
         if A.flat is not None:
             A.flat[elems] = v
         else:
-            A.data[np.unravel_index(flat, A.shape_i)] = v
+            A.data[np.unravel_index(elems, A.data.shape)] = v
 
     def atomic(self, op, A: ArrayHandle, m, idx, value, cmp, used, line):
         if not A.writable:

@@ -216,3 +216,52 @@ def test_a_field_load_touches_the_fields_bytes_at_the_records_offset():
     assert m["dram__bytes_read.sum"] == 512
     m = _run(read_both, 1, 32, ary, np.zeros(32)).metrics
     assert m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 32 and m["dram__bytes_read.sum"] == 512
+
+
+YARD = np.dtype([("statue", np.float64), ("newspaper", np.float64, (6,))])
+GOOSE = np.dtype([("garden", np.float64, (12,)), ("backyard", YARD)], align=True)
+
+
+def nested_records(f, g):
+    f.backyard.newspaper[3] = 2.0
+    f.backyard.newspaper[3] += 3.0
+    f.backyard.statue = f.garden[1]
+    g[0] = g[1]
+
+
+def test_a_record_inside_a_record_is_read_written_and_copied_with_its_parent():
+    f, g = np.zeros(1, GOOSE), np.zeros(2, GOOSE)
+    f[0]["garden"][1] = 4.5
+    g[1]["backyard"]["newspaper"][2], g[1]["garden"][3] = 9, 4
+    _run(nested_records, 1, 1, f[0], g)
+    assert f[0]["backyard"]["newspaper"].tolist() == [0, 0, 0, 5, 0, 0] and f[0]["backyard"]["statue"] == 4.5
+    assert g[0].tobytes() == g[1].tobytes()
+
+
+def through_shared(x, y):
+    sm = cuda.shared.array(4, dtype=NESTED)
+    tx = cuda.threadIdx.x
+    i = cuda.blockIdx.x * 4 + tx
+    sm[tx] = x[i]
+    cuda.syncthreads()
+    y[i] = sm[3 - tx]
+
+
+def test_records_pass_through_shared_memory_per_block():
+    x = np.zeros(8, NESTED)
+    x["i"] = np.arange(8)
+    x["j"] = np.arange(48, dtype=np.float32).reshape(8, 3, 2)
+    y = np.zeros(8, NESTED)
+    _run(through_shared, 2, 4, x, y)
+    want = np.concatenate([x[:4][::-1], x[4:][::-1]])
+    assert y.tobytes() == want.tobytes()
+
+
+def shared_unwritten(y):
+    sm = cuda.shared.array(4, dtype=PAIR)
+    y[0] = sm[1].x
+
+
+def test_reading_an_unwritten_shared_record_field_is_found():
+    rep = gpusim.launch(shared_unwritten, 1, 1, (np.zeros(1),))
+    assert rep.faults and "before any thread wrote it" in str(rep.faults[0]) and "sm.x" in str(rep.faults[0])
