@@ -236,7 +236,7 @@ class ExprLowering:
             raise self.error(node, "*-unpacking cannot be used in a kernel here (a tuple spreads into a builtin's "
                                    "or a math function's arguments only)")
         if isinstance(node, ast.Slice):
-            raise self.error(node, "slicing arrays is not supported in a kernel")
+            raise self.error(node, "only arrays can be sliced in a kernel (not tuples or numbers)")
         raise self.error(node, f"{type(node).__name__} expressions are not supported in a kernel")
 
     def attribute(self, node: ast.Attribute) -> N.Expr:
@@ -306,6 +306,8 @@ class ExprLowering:
         if isinstance(base.type, RecordRef) or (is_record_array(base.type) and isinstance(
                 self.record_key(node), str)):
             return self.record_subscript(base, node)
+        if isinstance(base.type, Array) and not isinstance(base, Nested) and self.is_view_index(node, base.type):
+            return self.array_view(base, node)
         if isinstance(base.type, Array):
             index = self.index(node, base)
             if isinstance(index, N.Trap):
@@ -344,7 +346,8 @@ class ExprLowering:
         line = node.lineno
         if isinstance(sl, ast.Slice) or (isinstance(sl, ast.Tuple) and any(isinstance(e, ast.Slice)
                                                                           for e in sl.elts)):
-            raise self.error(node, "slicing arrays is not supported in a kernel")
+            raise self.error(node, "a slice cannot be used here in a kernel (it makes a view: v = a[1:3], then "
+                                   "use v)")
         if isinstance(sl, ast.Tuple):
             comps = [self.expr(e) for e in sl.elts]
         else:
@@ -369,8 +372,7 @@ class ExprLowering:
         if len(out) != t.ndim:
             name = ast.unparse(node.value)
             raise self.error(node, f"array {name!r} has {t.ndim} dimension{'s' if t.ndim != 1 else ''} but is "
-                                   f"indexed with {len(out)} (a kernel reads or writes one element at a time: "
-                                   "slicing and views are not supported)")
+                                   f"indexed with {len(out)}", KernelCompileError)
         return out
 
     # -- operators ----------------------------------------------------------------------------------------------

@@ -24,7 +24,8 @@ from .calls import CallLowering
 from .expressions import ExprLowering, TypeConflict
 from .iteration import IterationLowering
 from .numeric_calls import NumericCallLowering
-from .records import RecordLowering, is_record_array
+from .records import Nested, RecordLowering, is_record_array
+from .slicing import SliceLowering
 from .source import Source
 from .subset import assigned_names, check_subset, error
 from .ufuncs import UfuncLowering
@@ -57,7 +58,7 @@ class LoopContext:
 
 
 class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLowering, IterationLowering,
-                       RecordLowering):
+                       RecordLowering, SliceLowering):
     """Lowers one function for one tuple of argument types; ``builder`` supplies callees and globals."""
 
     def __init__(self, builder: Builder, func: Any, src: Source, key: str, arg_types: tuple[Type, ...],
@@ -312,6 +313,9 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
             if is_record_array(base.type) and isinstance(self.record_key(target), str):
                 raise self.error(target, "a whole field of an array of records cannot be assigned in a kernel: "
                                          "assign its elements")
+            if isinstance(base.type, Array) and not isinstance(base, Nested) and self.is_view_index(target,
+                                                                                                  base.type):
+                return self.slice_store(self.array_view(base, target), value, target, line)
             return self.store(target, value, line, array=base)
         if isinstance(target, ast.Attribute):
             base = self.expr(target.value)

@@ -255,6 +255,26 @@ class FieldView(Expr):
     field: str
 
 
+#: how an ``ArrayView`` takes each dimension of its array: "i" one index (the dimension is dropped), or "s"
+#: and three flags, whether a slice's start, stop and step are given ("s101": ``a:``...``:c``)
+VIEW_KINDS = ("i",) + tuple("s" + "".join(f) for f in ("000", "001", "010", "011", "100", "101", "110", "111"))
+
+
+@dataclass(eq=False)
+class ArrayView(Expr):
+    """``array[...]`` with slices (or fewer indices than dimensions): a view sharing the array's memory, of
+    ``type`` (the dimensions that are sliced). ``kinds`` says, per dimension of ``array``, which of ``parts``
+    (int64, in order) it takes (``VIEW_KINDS``). Slices follow Python's rules (negative bounds count from the
+    end, bounds are clipped, a zero step is a ``KernelError`` fault); an index outside its dimension is an
+    ``OutOfBounds`` fault. An access through the view is bounds-checked against the view, then is an access of
+    the array (its races and traffic). ``text`` names the view in fault messages."""
+
+    array: Expr
+    parts: list[Expr]
+    kinds: tuple[str, ...]
+    text: str
+
+
 @dataclass(eq=False)
 class ArrayShape(Expr):
     """``array.shape[dim]`` (int64), for arrays whose shape is known only at launch."""

@@ -14,6 +14,7 @@ from ..faults import DataRace, OutOfBounds, UninitializedRead
 from ..observe import races
 from ..observe.events import AccessEvent, ArrayInfo
 from .memory import ArrayHandle, apply_atomic, const_handle, local_handle, shared_handle
+from .views import View
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -269,7 +270,10 @@ class MemoryAccess:
     def ld(self, A: ArrayHandle, m, idx, line):
         if len(idx) == 1 and type(idx[0]) is tuple:  # a[t] with t a tuple variable
             idx = idx[0]
-        lanes, flat, uniform = self._locate(A, m, idx, line, "read")
+        if type(A) is View:  # a slice: checked against the view, then an access of its base array
+            A, lanes, flat, uniform = self.through_view(A, m, idx, line, "read")
+        else:
+            lanes, flat, uniform = self._locate(A, m, idx, line, "read")
         if flat is None:
             if uniform and A.space in ("global", "const") and lanes.size == 0 and not any(
                     isinstance(v, np.ndarray) for v in idx):
@@ -299,7 +303,10 @@ class MemoryAccess:
             raise TypeError(f"{A.space} array {A.name!r} is read-only")
         if len(idx) == 1 and type(idx[0]) is tuple:  # a[t] = v with t a tuple variable
             idx = idx[0]
-        lanes, flat, uniform = self._locate(A, m, idx, line, "write")
+        if type(A) is View:  # a slice: checked against the view, then an access of its base array
+            A, lanes, flat, uniform = self.through_view(A, m, idx, line, "write")
+        else:
+            lanes, flat, uniform = self._locate(A, m, idx, line, "write")
         if flat is None:
             return
         elems = self._elems(A, lanes, flat)
@@ -322,7 +329,10 @@ class MemoryAccess:
             raise TypeError(f"{A.space} array {A.name!r} is read-only")
         if not isinstance(idx, tuple):
             idx = (idx,)
-        lanes, flat, uniform = self._locate(A, m, idx, line, "atomic")
+        if type(A) is View:  # a slice: checked against the view, then an access of its base array
+            A, lanes, flat, uniform = self.through_view(A, m, idx, line, "atomic")
+        else:
+            lanes, flat, uniform = self._locate(A, m, idx, line, "atomic")
         if flat is None:
             return np.zeros(self.N, A.dtype)
         elems = self._elems(A, lanes, flat)

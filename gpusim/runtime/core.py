@@ -19,6 +19,7 @@ from .access import MemoryAccess
 from .memory import ArrayHandle
 from .output import Output
 from .sync import Synchronisation
+from .views import Slicing, View
 
 #: (block shape, blocks in the chunk) -> the chunk's read-only lane geometry (thread indices, lane ids, masks),
 #: kept across launches: a benchmark or a judge launches one shape again and again
@@ -85,13 +86,13 @@ def _lanes_of(m, a, b):
         return a
     if isinstance(a, tuple):
         return tuple(_lanes_of(m, x, y) for x, y in zip(a, b))
-    if isinstance(a, ArrayHandle) or isinstance(b, ArrayHandle):
+    if isinstance(a, (ArrayHandle, View)) or isinstance(b, (ArrayHandle, View)):
         raise TypeError("a tuple or record holds a different array per thread: gpusim cannot hold that "
                         "(numba-cuda can); index one array instead")
     return np.where(m, a, b)
 
 
-class Runtime(MemoryAccess, Synchronisation, Output):
+class Runtime(MemoryAccess, Slicing, Synchronisation, Output):
     def __init__(self, info: LaunchInfo, source_lines, kernel_name: str, observers, max_steps: int,
                  shared_mem: int, next_array_id: int, max_output_lines: int = 1000):
         self.info = info

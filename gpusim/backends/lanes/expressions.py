@@ -133,6 +133,8 @@ class ExpressionGen:
             return self.mod.const_array(e)
         if isinstance(e, N.Load):
             return self.load(e, ctx)
+        if isinstance(e, N.ArrayView):
+            return self.view(e, ctx)
         if isinstance(e, N.FieldView):
             return f"rt.field({self.expr(e.array, ctx)}, {e.field!r})"
         if isinstance(e, N.ArrayShape):
@@ -256,6 +258,24 @@ class ExpressionGen:
         if name.startswith("math.") and name not in _NOT_FLOPS:
             return self.flop("special", code, e.args[0].type, ctx)
         return code
+
+    def view(self, e: N.ArrayView, ctx: Ctx) -> str:
+        arr = self.expr(e.array, ctx)
+        parts = [self.expr(p, ctx) for p in e.parts]
+        spec, k = [], 0
+        for kind in e.kinds:
+            if kind == "i":
+                spec.append(f"('i', {parts[k]})")
+                k += 1
+                continue
+            bounds = []
+            for given in kind[1:]:
+                bounds.append(parts[k] if given == "1" else "None")
+                k += int(given)
+            spec.append(f"('s', {', '.join(bounds)})")
+        t = self.tmp()
+        self.emit(f"{t} = rt.view({arr}, ({''.join(x + ', ' for x in spec)}), {ctx.mask}, {e.line}, {e.text!r})")
+        return t
 
     def load(self, e: N.Load, ctx: Ctx) -> str:
         arr = self.expr(e.array, ctx)
