@@ -207,11 +207,21 @@ class CallLowering:
     def device_call(self, ref: DeviceFnRef, node: ast.Call) -> N.Expr | None:
         func = ref.func
         try:
-            params = list(inspect.signature(func).parameters)
-            bound = inspect.signature(func).bind(*node.args, **{k.arg: k.value for k in node.keywords})
+            signature = inspect.signature(func)
+            params = list(signature.parameters)
+            bound = signature.bind(*self.spread(node), **{k.arg: k.value for k in node.keywords})
         except (TypeError, ValueError) as e:
             raise self.error(node, f"{func.__name__}() takes {func.__code__.co_argcount} arguments: {e}",
                              KernelCompileError) from None
+        for p, param in signature.parameters.items():
+            if p in bound.arguments:
+                if param.kind == param.VAR_POSITIONAL:  # *args: one tuple of the extra arguments
+                    bound.arguments[p] = ast.Tuple(list(bound.arguments[p]), ast.Load(), lineno=node.lineno,
+                                                   col_offset=node.col_offset)
+            elif param.kind == param.VAR_POSITIONAL:
+                bound.arguments[p] = ast.Tuple([], ast.Load(), lineno=node.lineno, col_offset=node.col_offset)
+            elif param.default is not param.empty:  # a default value: a literal where the function is defined
+                bound.arguments[p] = ast.Constant(param.default, lineno=node.lineno, col_offset=node.col_offset)
         if len(bound.arguments) != len(params):
             raise self.error(node, f"{func.__name__}() takes {len(params)} arguments, {len(bound.arguments)} given",
                              KernelCompileError)
@@ -228,6 +238,23 @@ class CallLowering:
                 args.append(self.expr(arg))
         callee = self.builder.callee(func, tuple(a.type for a in args), node, self, tuple(statics))
         return N.Call(callee.name, args, type=callee.return_type, line=node.lineno)
+
+    def spread(self, node: ast.Call) -> list[ast.AST]:
+        """A call's positional arguments, ``*t`` of a tuple spread into one argument per item (``t[0]``, ...)."""
+        out: list[ast.AST] = []
+        for a in node.args:
+            if not isinstance(a, ast.Starred):
+                out.append(a)
+                continue
+            t = self.expr(a.value)
+            if not isinstance(t.type, Tuple):
+                raise self.error(a, f"*-unpacking of a {t.type}: only a tuple spreads into arguments in a kernel")
+            if isinstance(a.value, ast.Tuple):
+                out.extend(a.value.elts)
+                continue
+            out.extend(ast.Subscript(a.value, ast.Constant(k, lineno=a.lineno, col_offset=a.col_offset), ast.Load(),
+                                     lineno=a.lineno, col_offset=a.col_offset) for k in range(len(t.type.items)))
+        return out
 
     def static_arg(self, node: ast.AST, literal: bool) -> Any:
         """What a device function's argument is at compile time, where numba specialises the callee on it: a

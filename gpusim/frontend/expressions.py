@@ -146,6 +146,9 @@ class ExprLowering:
                 # types it so; a thread that reads it unassigned is a fault at run time)
                 return N.Var(name, type=self.seen_types[name], line=node.lineno)
             t = self.env[name]
+            const = self.constants.get(name)
+            if const is not None and const.type == t:
+                return N.Const(const.value, type=t, line=node.lineno)
             if isinstance(t, TypeConflict):
                 raise self.error(node, f"{name!r} holds a {t.a} on one path and a {t.b} on another (line "
                                        f"{t.line}): numba-cuda cannot unify them", KernelCompileError)
@@ -387,7 +390,13 @@ class ExprLowering:
         ret = sig.ret
         line = getattr(node, "lineno", left.line)
         if op in N.COMPARE_OPS:
-            return N.Compare(op, self.cast(left, sig.args[0]), self.cast(right, sig.args[1]), type=BOOL, line=line)
+            a, b = self.cast(left, sig.args[0]), self.cast(right, sig.args[1])
+            if isinstance(a, N.Const) and isinstance(b, N.Const) and sig.args[0].kind in "biu":
+                # two integer constants (len(args) == 2 of a *args tuple): decided now, as numba prunes the branch
+                value = {"lt": a.value < b.value, "le": a.value <= b.value, "gt": a.value > b.value,
+                         "ge": a.value >= b.value, "eq": a.value == b.value, "ne": a.value != b.value}[op]
+                return N.Const(bool(value), type=BOOL, line=line)
+            return N.Compare(op, a, b, type=BOOL, line=line)
         exponent = sig.args[1] if op == "pow" and ret.is_float and sig.args[1].is_int else ret
         return N.Binary(op, self.cast(left, ret), self.cast(right, exponent), type=ret, line=line)
 

@@ -21,6 +21,7 @@ from ..ir import nodes as N
 from ..ir.types import INT64, NONE, Array, RecordRef, Scalar, Tuple, Type
 from . import typing as ty
 from .calls import CallLowering
+from .closures import ClosureLowering
 from .expressions import ExprLowering, TypeConflict
 from .iteration import IterationLowering
 from .numeric_calls import NumericCallLowering
@@ -58,7 +59,7 @@ class LoopContext:
 
 
 class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLowering, IterationLowering,
-                       RecordLowering, SliceLowering):
+                       RecordLowering, SliceLowering, ClosureLowering):
     """Lowers one function for one tuple of argument types; ``builder`` supplies callees and globals."""
 
     def __init__(self, builder: Builder, func: Any, src: Source, key: str, arg_types: tuple[Type, ...],
@@ -76,6 +77,8 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
         self.cache_key = (func, statics) if statics else func
         fixed = dict(statics)
         self.params = [a.arg for a in self.tree.args.args if a.arg not in fixed]
+        if self.tree.args.vararg is not None:  # *args: one tuple parameter (device functions only)
+            self.params.append(self.tree.args.vararg.arg)
         self.arg_types = arg_types
         self.locals = assigned_names(self.tree) - set(fixed)
         cache = builder.global_cache(self.cache_key)
@@ -83,6 +86,10 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
         self.env: dict[str, Type] = {}
         #: the type each local was last assigned anywhere so far (a loop's later rounds see it at the head)
         self.seen_types: dict[str, Type] = {}
+        #: locals assigned exactly once, from an integer constant: their value (``stores``)
+        self.constants: dict[str, N.Const] = {}
+        self._stores: dict[str, int] | None = None
+        self.at_top = True
         self.live = True
         self.loops: list[LoopContext] = []
         self.returns: list[N.Return] = []
@@ -93,6 +100,23 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
     def error(self, node: ast.AST | int, message: str, cls: type = UnsupportedConstruct) -> KernelCompileError:
         return error(self.src, node, message, cls)
 
+    def stores(self, name: str) -> int:
+        """How many times the function's own code assigns ``name`` (nested functions' assignments left out)."""
+        if self._stores is None:
+            counts: dict[str, int] = {}
+            stack = list(self.tree.body)
+            while stack:
+                n = stack.pop()
+                if isinstance(n, (ast.FunctionDef, ast.Lambda)):
+                    continue
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    counts[n.id] = counts.get(n.id, 0) + 1
+                stack.extend(ast.iter_child_nodes(n))
+            for a in self.tree.args.args:
+                counts[a.arg] = counts.get(a.arg, 0) + 1
+            self._stores = counts
+        return self._stores.get(name, 0)
+
     def tmp(self) -> str:
         self.ntmp += 1
         return f"$t{self.ntmp}"
@@ -101,8 +125,9 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
     def lower(self) -> N.Function:
         tree = self.tree
         a = tree.args
-        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
-            raise self.error(tree, "kernel parameters must be plain names (no *args, **kwargs or defaults)")
+        if a.kwarg or a.kwonlyargs or a.posonlyargs or (self.is_kernel and (a.vararg or a.defaults)):
+            raise self.error(tree, "kernel parameters must be plain names (no *args, **kwargs or defaults; a device "
+                                   "function may take *args and defaults)")
         check_subset(self.src, tree)
         params: list[N.Param] = []
         prologue: list[N.Stmt] = []
@@ -166,6 +191,7 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
             if not self.live:
                 break  # dead code after return/break/continue: Python compiles it, but it never runs
             self.line = s.lineno
+            self.at_top = stmts is self.tree.body  # a statement every thread runs, once
             out.extend(self.stmt(s))
         return out
 
@@ -229,6 +255,8 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
             return [node]
         if isinstance(s, ast.Return):
             return self.return_stmt(s)
+        if isinstance(s, ast.FunctionDef):
+            return self.nested_def(s)
         raise self.error(s, f"the statement {type(s).__name__} is not supported in a kernel")  # pragma: no cover
 
     def return_stmt(self, s: ast.Return) -> list[N.Stmt]:
@@ -286,6 +314,11 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
         if isinstance(target, ast.Name):
             self.env[target.id] = value.type
             self.seen_types[target.id] = value.type
+            if isinstance(value, N.Const) and isinstance(value.value, (bool, int)) and self.at_top \
+                    and self.stores(target.id) == 1:
+                # assigned once, an integer known now (nargs = len(args)): read as that constant, so a branch on
+                # it is decided at compile time, as numba prunes it
+                self.constants[target.id] = value
             return [N.Assign(target.id, value, line=line)]
         if isinstance(target, ast.Tuple):
             t = value.type

@@ -10,7 +10,7 @@ from .source import Source
 
 
 def assigned_names(tree: ast.FunctionDef) -> set[str]:
-    names = {a.arg for a in tree.args.args}
+    names = {a.arg for a in tree.args.args} | ({tree.args.vararg.arg} if tree.args.vararg else set())
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
@@ -18,7 +18,7 @@ def assigned_names(tree: ast.FunctionDef) -> set[str]:
 
 
 ALLOWED_STMTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.If, ast.For, ast.While, ast.Break, ast.Continue,
-                 ast.Return, ast.Expr, ast.Pass)
+                 ast.Return, ast.Expr, ast.Pass, ast.FunctionDef)
 
 
 def check_subset(src: Source, tree: ast.FunctionDef) -> None:
