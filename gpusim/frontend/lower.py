@@ -20,6 +20,7 @@ from ..faults import KernelCompileError, UnsupportedConstruct
 from ..ir import nodes as N
 from ..ir.types import INT64, NONE, Array, RecordRef, Scalar, Tuple, Type
 from . import typing as ty
+from .array_methods import ArrayMethodLowering
 from .calls import CallLowering
 from .closures import ClosureLowering
 from .expressions import ExprLowering, TypeConflict
@@ -59,7 +60,7 @@ class LoopContext:
 
 
 class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLowering, IterationLowering,
-                       RecordLowering, SliceLowering, ClosureLowering):
+                       RecordLowering, SliceLowering, ClosureLowering, ArrayMethodLowering):
     """Lowers one function for one tuple of argument types; ``builder`` supplies callees and globals."""
 
     def __init__(self, builder: Builder, func: Any, src: Source, key: str, arg_types: tuple[Type, ...],
@@ -265,8 +266,6 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
             if self.is_kernel:
                 raise self.error(s, "a kernel cannot return a value (write results to an array)")
             value = self.expr(s.value)
-            if isinstance(value.type, Array):
-                raise self.error(s, "a device function cannot return an array")
         node = N.Return(value, line=s.lineno)
         self.returns.append(node)
         self.live = False
@@ -282,6 +281,10 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
 
     # assignments ----------------------------------------------------------------------------------------
     def assign(self, target: ast.AST, value: ast.AST, line: int) -> list[N.Stmt]:
+        made = self.array_alloc(value, target) if isinstance(target, ast.Name) else None
+        if made is not None:  # x = np.zeros(...), x = a.copy()
+            self.env[target.id] = made[1]
+            return made[0]
         decl = self.array_decl(value, target) if isinstance(target, ast.Name) else None
         if decl is not None:
             self.env[target.id] = decl[1]

@@ -276,6 +276,17 @@ class ArrayView(Expr):
 
 
 @dataclass(eq=False)
+class Reshape(Expr):
+    """``array.reshape(shape)``: the same elements in row-major order, in the new shape (int64 sizes, one may be
+    -1: whatever the others leave), a view of ``array``. An array that is not contiguous, or a shape whose size
+    differs from the array's, is a ``KernelError`` fault."""
+
+    array: Expr
+    shape: list[Expr]
+    text: str
+
+
+@dataclass(eq=False)
 class ArrayShape(Expr):
     """``array.shape[dim]`` (int64), for arrays whose shape is known only at launch."""
 

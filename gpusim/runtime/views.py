@@ -85,6 +85,46 @@ class Slicing:
             strides.append(_scalar(step * stride))
         return View(base, _scalar(offset), lengths, strides, text)
 
+    def reshape(self, A, shape: tuple, m, line: int, text: str):
+        """``A.reshape(shape)``: a view of ``A``'s elements in row-major order (``A`` contiguous)."""
+        base = A.base if isinstance(A, View) else A
+        if any(isinstance(x, np.ndarray) for x in shape) or (isinstance(A, View) and any(
+                isinstance(x, np.ndarray) for x in (A.offset, *A.lengths, *A.strides))):
+            raise TypeError("reshape to a shape that differs between threads is not supported by gpusim")
+        lengths = [int(n) for n in (A.lengths if isinstance(A, View) else A.shape_i)]
+        size = int(np.prod(lengths, dtype=np.int64))
+        if isinstance(A, View):
+            expect, acc = [], 1
+            for n in reversed(lengths):
+                expect.append(acc)
+                acc *= n
+            contiguous = all(n <= 1 or int(s) == e for n, s, e in zip(lengths, A.strides, reversed(expect)))
+            offset = int(A.offset)
+        else:
+            contiguous, offset = base.flat is not None or len(lengths) <= 1, 0
+        new = [int(d) for d in shape]
+        unknown = [k for k, d in enumerate(new) if d == -1]
+        known = int(np.prod([d for d in new if d != -1], dtype=np.int64))
+        if len(unknown) == 1 and known > 0 and size % known == 0:
+            new[unknown[0]] = size // known
+        elif len(unknown) == 1 and known == 0 and size == 0:
+            new[unknown[0]] = 0
+        lanes = self.active(m)
+        bad = None
+        if not contiguous:
+            bad = f"{text}: the array is not contiguous (numba-cuda reshapes contiguous arrays only)"
+        elif any(d < 0 for d in new) or int(np.prod(new, dtype=np.int64)) != size:
+            bad = f"{text}: cannot reshape an array of size {size} into shape {tuple(int(d) for d in shape)}"
+        if bad is not None:
+            if lanes.size:
+                self.record(KernelError(bad), line, int(lanes[0]), base.name, None)
+            new = [0] * len(new)
+        strides, acc = [], 1
+        for n in reversed(new):
+            strides.append(np.int64(acc))
+            acc *= n
+        return View(base, np.int64(offset), [np.int64(n) for n in new], list(reversed(strides)), text)
+
     def _view_fault(self, A, base, text, d, i, n, bad, lanes, line):
         full = lanes.size == self.N
         b = np.broadcast_to(bad, (self.N,))[lanes] if isinstance(bad, np.ndarray) else np.ones(lanes.size, bool)

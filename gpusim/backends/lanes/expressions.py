@@ -135,6 +135,11 @@ class ExpressionGen:
             return self.load(e, ctx)
         if isinstance(e, N.ArrayView):
             return self.view(e, ctx)
+        if isinstance(e, N.Reshape):
+            t = self.tmp()
+            shape = "(" + "".join(self.expr(d, ctx) + ", " for d in e.shape) + ")"
+            self.emit(f"{t} = rt.reshape({self.expr(e.array, ctx)}, {shape}, {ctx.mask}, {e.line}, {e.text!r})")
+            return t
         if isinstance(e, N.FieldView):
             return f"rt.field({self.expr(e.array, ctx)}, {e.field!r})"
         if isinstance(e, N.ArrayShape):
