@@ -267,6 +267,10 @@ class ExprLowering:
                 return N.ArraySize(base, type=INT64, line=line)
             if node.attr == "ndim":
                 return N.Const(t.ndim, type=INT64, line=line)
+            if node.attr in ("real", "imag") and isinstance(t.dtype, Scalar) and t.dtype.is_complex:
+                # a view of the parts (an atomic may update one: numba-cuda issue 8309)
+                part = Scalar(f"float{t.dtype.bits // 2}")
+                return N.FieldView(base, node.attr, type=Array(part, t.ndim, "A", t.space), line=line)
             raise self.error(node, f"the array attribute .{node.attr} is not supported in a kernel")
         if isinstance(t, Scalar) and node.attr in ("real", "imag"):
             return self.complex_part(base, node.attr, line)

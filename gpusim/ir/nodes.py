@@ -249,7 +249,8 @@ class FieldView(Expr):
     """The field ``field`` of every record of ``array`` (an array of records), as an array of the field's
     element type: dimensions the record array's, then the field's own shape (a nested array). The view shares
     the records' memory: element ``[i..., j...]`` is at the record's address plus the field's offset plus
-    ``j`` in the field's row-major order, and an access touches the field's bytes only."""
+    ``j`` in the field's row-major order, and an access touches the field's bytes only. The fields "real" and
+    "imag" of an array of complex numbers are the arrays of their parts (at offset 0 and half the itemsize)."""
 
     array: Expr
     field: str

@@ -94,20 +94,28 @@ class MemoryAccess:
         h = self.field_handles.get(key)
         if h is not None:
             return h
-        sub = A.dtype.fields[name][0].shape
-        view = A.data[name]
+        if name in ("real", "imag") and A.dtype.fields is None:  # a complex array's parts
+            sub, offset = (), (0 if name == "real" else A.dtype.itemsize // 2)
+            view = A.data.real if name == "real" else A.data.imag
+        else:
+            sub, offset = A.dtype.fields[name][0].shape, A.dtype.fields[name][1]
+            view = A.data[name]
         if A.space in ("shared", "local"):  # stored (blocks or lanes, size): the element id picks the row
             view = view.reshape((A.data.shape[0],) + tuple(A.shape_i) + sub)
         elif A.data.size == 0:
             view = view.reshape(tuple(A.shape_i) + sub)
         base = view.dtype.base if view.dtype.subdtype is not None else view.dtype
-        offset = A.dtype.fields[name][1]
         per = A.space in ("shared", "local")
         shape = tuple(view.shape[1:]) if per else tuple(view.shape)
         strides = tuple(int(s) for s in (view.strides[1:] if per else view.strides))
         info = ArrayInfo(self._new_id(), f"{A.name}.{name}", A.space, base, shape, A.info.base_address + offset,
                          strides, A.info)
-        h = ArrayHandle(info, view, None, track=A.shadow is not None, writable=A.writable)
+        flat = view.view()
+        try:
+            flat.shape = (-1,)  # one stride over every element: a 1-D view (atomics and fast loads use it)
+        except AttributeError:
+            flat = None  # a nested array field: loads and stores index the view by its own shape
+        h = ArrayHandle(info, view, flat, track=A.shadow is not None, writable=A.writable)
         if per and h.shadow is not None:  # one entry per element of every block's copy
             h.shadow = races.Shadow(view.size)
         if A.space == "local":

@@ -99,3 +99,17 @@ def test_a_device_function_returns_a_view():
     out = np.zeros(1, np.int64)
     _run(returns_a_view, 1, 1, out)
     assert out[0] == 78
+
+
+def parts(values):
+    i = cuda.grid(1)
+    cuda.atomic.add(values.real, i, 1)
+    values.imag[i] += 0.5
+
+
+def test_the_parts_of_a_complex_array_are_views_an_atomic_can_update():
+    n = 8
+    got = np.arange(n) + np.arange(n) * 1j
+    _run(parts, 1, n, got)
+    want = np.arange(n) + 1 + (np.arange(n) + 0.5) * 1j
+    assert (got == want).all()

@@ -265,3 +265,14 @@ def shared_unwritten(y):
 def test_reading_an_unwritten_shared_record_field_is_found():
     rep = gpusim.launch(shared_unwritten, 1, 1, (np.zeros(1),))
     assert rep.faults and "before any thread wrote it" in str(rep.faults[0]) and "sm.x" in str(rep.faults[0])
+
+
+def count_into_field(ary):
+    cuda.atomic.add(ary.y, 0, 1)
+    cuda.atomic.add(ary.x, cuda.threadIdx.x % 2, 0.5)
+
+
+def test_an_atomic_updates_one_field_of_an_array_of_records():
+    a = np.zeros(2, PAIR)
+    _run(count_into_field, 1, 6, a)
+    assert a["y"].tolist() == [6, 0] and a["x"].tolist() == [1.5, 1.5]
