@@ -466,11 +466,27 @@ class ExprLowering:
         return N.Select(cond, self.cast(a, t), self.cast(b, t), type=t, line=node.lineno)
 
     def compare(self, node: ast.Compare) -> N.Expr:
+        if isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            return self.identity(node)
         ops = [self.CMP_NAMES[type(o)] for o in node.ops]
         if len(ops) == 1:
             return self.binary(ops[0], self.expr(node.left), self.expr(node.comparators[0]), node)
         # a < b < c: each operand evaluated once, in order, and c only where a < b holds (Python's chain)
         return self.chain(self.expr(node.left), ops, node.comparators, node)
+
+    def identity(self, node: ast.Compare) -> N.Expr:
+        """``x is None`` (a value of a kernel is never None: False), ``b is True`` / ``b is False`` of a bool
+        (its value), and their ``is not``, as numba types them."""
+        left = self.expr(node.left)
+        want = node.comparators[0].value
+        negate = isinstance(node.ops[0], ast.IsNot)
+        line = node.lineno
+        if want is None:
+            return N.Const(negate, type=BOOL, line=line)
+        if left.type != BOOL:  # an int or a float is never the object True (numba: False)
+            return N.Const(negate, type=BOOL, line=line)
+        test = self.binary("ne" if negate else "eq", left, N.Const(want, type=BOOL, line=line), node)
+        return test
 
     def chain(self, left: N.Expr, ops: list[str], rest: list[ast.AST], node: ast.AST) -> N.Expr:
         line = node.lineno

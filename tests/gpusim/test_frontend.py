@@ -481,3 +481,19 @@ def test_a_local_read_in_a_loop_before_its_assignment_on_another_path_compiles()
     assert not rep.faults and res[0] == 10
     rep = gpusim.launch(_assigned_on_another_loop_path, 1, 1, (res, 0, 5, 3))  # read unassigned at i = 1
     assert rep.faults and "late" in str(rep.faults[0])
+
+
+def _identity_tests(out, pred, n):
+    out[0] = 1 if pred is True else 0
+    out[1] = 1 if pred is not False else 0
+    out[2] = 1 if n is None else 0
+    out[3] = 1 if n is not None else 0
+    out[4] = 1 if n is True else 0  # an int is never the object True
+
+
+def test_is_compares_with_none_true_and_false_as_python_does_for_kernel_values():
+    out = np.full(5, -1, np.int64)
+    rep = gpusim.launch(_identity_tests, 1, 1, (out, True, 1))
+    assert not rep.faults and out.tolist() == [1, 1, 0, 1, 0]
+    gpusim.launch(_identity_tests, 1, 1, (out, False, 1))
+    assert out.tolist() == [0, 0, 0, 1, 0]
