@@ -82,12 +82,14 @@ class ArrayMethodLowering:
         return out, t
 
     def each_element(self, shape: tuple[int, ...], node: ast.AST, make) -> list[N.Stmt]:
+        """``make(index)`` for every index of ``shape``, in row-major order (one statement per element: a whole
+        array filled or copied at once)."""
         count = 1
         for d in shape:
             count *= d
         if count > MAX_FILLED:
-            raise self.error(node, f"an array of {count} elements is made whole in a kernel (gpusim fills at most "
-                                   f"{MAX_FILLED}): use cuda.local.array and a loop")
+            raise self.error(node, f"an array of {count} elements is filled or copied whole in a kernel (gpusim "
+                                   f"writes at most {MAX_FILLED} this way): write the loop")
         line = node.lineno
         return [make([N.Const(p, type=INT64, line=line) for p in pos])
                 for pos in itertools.product(*(range(d) for d in shape))]

@@ -18,9 +18,6 @@ from ..faults import KernelCompileError
 from ..ir import nodes as N
 from ..ir.types import INT64, Array, Record, RecordRef, Scalar, record_ref
 
-#: elements a whole nested-array copy writes at most (it is written out one store per element)
-MAX_COPY_ELEMENTS = 4096
-
 
 class Nested(N.Expr):
     """A nested array field of one record (``r.h``): an array-typed value the front end only indexes or copies
@@ -136,20 +133,10 @@ class RecordLowering:
                                                                                                 Scalar):
             raise self.error(node, f"a nested array of shape {shape} is assigned from a {value.type}: numba-cuda "
                                    f"copies a {len(shape)}-d array of numbers into it", KernelCompileError)
-        count = 1
-        for d in shape:
-            count *= d
-        if count > MAX_COPY_ELEMENTS:
-            raise self.error(node, f"a nested array of {count} elements is copied whole (gpusim copies at most "
-                                   f"{MAX_COPY_ELEMENTS}): copy it in a loop")
         src, src_prefix = self.element_of(value, [])
-        out: list[N.Stmt] = []
         t = view.type.dtype
-        for pos in itertools.product(*(range(d) for d in shape)):
-            k = [N.Const(p, type=INT64, line=line) for p in pos]
-            load = N.Load(src, src_prefix + k, type=src.type.dtype, line=line)
-            out.append(N.Store(view, prefix + list(k), self.cast(load, t), line=line))
-        return out
+        return self.each_element(shape, node, lambda k: N.Store(view, prefix + k, self.cast(
+            N.Load(src, src_prefix + k, type=src.type.dtype, line=line), t), line=line))
 
     def record_store(self, array: N.Expr, index: list[N.Expr], value: N.Expr, node: ast.AST,
                      line: int) -> list[N.Stmt]:
