@@ -94,6 +94,20 @@ class ArrayMethodLowering:
         return [make([N.Const(p, type=INT64, line=line) for p in pos])
                 for pos in itertools.product(*(range(d) for d in shape))]
 
+    def reinterpret(self, node: ast.Call) -> N.Expr:
+        """``a.view(dtype)``: the bytes of ``a`` as elements of another number type."""
+        base = self.expr(node.func.value)
+        if not isinstance(base.type, Array) or not isinstance(base.type.dtype, Scalar):
+            raise self.error(node, f"view() of a {base.type} is not supported in a kernel")
+        if len(node.args) != 1 or node.keywords:
+            raise self.error(node, "view() takes one dtype in a kernel", KernelCompileError)
+        dtype = self.dtype_value(node.args[0])
+        if dtype is None:
+            raise self.error(node.args[0], f"{ast.unparse(node.args[0])} is not a dtype")
+        st = self.kernel_scalar(dtype, node)
+        t = base.type
+        return N.Reinterpret(base, ast.unparse(node), type=Array(st, t.ndim, "A", t.space), line=node.lineno)
+
     # -- reshape ---------------------------------------------------------------------------------------------------
     def reshape(self, node: ast.Call) -> N.Expr:
         """``a.reshape(shape)`` / ``a.reshape(d0, d1, ...)``: a C-ordered view of ``a``'s elements (``a`` must be

@@ -179,8 +179,8 @@ class CallLowering:
         if ref is None and isinstance(node.func, ast.Attribute) and node.func.attr in ("bit_count", "conjugate") \
                 and not node.args and not node.keywords:
             return self.bit_count(node) if node.func.attr == "bit_count" else self.conjugate(node)
-        if ref is None and isinstance(node.func, ast.Attribute) and node.func.attr == "reshape":
-            return self.reshape(node)
+        if ref is None and isinstance(node.func, ast.Attribute) and node.func.attr in ("reshape", "view"):
+            return self.reshape(node) if node.func.attr == "reshape" else self.reinterpret(node)
         if ref is None:
             raise self.error(node, f"{ast.unparse(node.func)}() is not a device function or supported intrinsic")
         if isinstance(ref, DeviceFnRef):

@@ -77,6 +77,8 @@ def expr(e: N.Expr) -> str:
                 k += int(given)
             items.append(":".join(bounds if bounds[2] else bounds[:2]))
         return f"{sub(e.array)}[{', '.join(items)}]"
+    if isinstance(e, N.Reinterpret):
+        return f"{sub(e.array)}.view({e.type.dtype})"
     if isinstance(e, N.Reshape):
         return f"{sub(e.array)}.reshape({args(e.shape)})"
     if isinstance(e, N.FieldView):

@@ -288,6 +288,16 @@ class Reshape(Expr):
 
 
 @dataclass(eq=False)
+class Reinterpret(Expr):
+    """``array.view(dtype)`` of a 1-D contiguous global or const array: its bytes read as ``type``'s elements
+    (their count is the byte length over the new itemsize; a length that does not divide is a ``KernelError``
+    fault). Races between the two views of the bytes are not tracked."""
+
+    array: Expr
+    text: str
+
+
+@dataclass(eq=False)
 class ArrayShape(Expr):
     """``array.shape[dim]`` (int64), for arrays whose shape is known only at launch."""
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..faults import KernelError, OutOfBounds
+from ..observe.events import ArrayInfo
+from .memory import ArrayHandle
 
 
 class View:
@@ -124,6 +126,38 @@ class Slicing:
             strides.append(np.int64(acc))
             acc *= n
         return View(base, np.int64(offset), [np.int64(n) for n in new], list(reversed(strides)), text)
+
+    def reinterpret(self, A, dtype: np.dtype, m, line: int, text: str):
+        """``A.view(dtype)`` of a 1-D contiguous global or const array: an array over the same bytes."""
+        base = A.base if isinstance(A, View) else A
+        if isinstance(A, View):
+            if len(A.lengths) != 1 or any(isinstance(x, np.ndarray) for x in (A.offset, A.lengths[0], A.strides[0])) \
+                    or (int(A.lengths[0]) > 1 and int(A.strides[0]) != 1):
+                raise TypeError("view(dtype) of a strided or per-thread slice is not supported by gpusim")
+            offset, length = int(A.offset), int(A.lengths[0])
+        else:
+            if len(A.shape_i) != 1:
+                raise TypeError("view(dtype) of an array of more than one dimension is not supported by gpusim")
+            offset, length = 0, int(A.shape_i[0])
+        if base.space not in ("global", "const") or base.flat is None:
+            raise TypeError(f"view(dtype) of a {base.space} array is not supported by gpusim")
+        b0, nbytes = offset * base.dtype.itemsize, length * base.dtype.itemsize
+        if nbytes % dtype.itemsize:
+            lanes = self.active(m)
+            if lanes.size:
+                self.record(KernelError(f"{text}: {nbytes} bytes cannot be viewed as {dtype} elements of "
+                                        f"{dtype.itemsize} bytes"), line, int(lanes[0]), base.name, None)
+            nbytes = 0
+        key = ("view", id(base), b0, nbytes, dtype.str)
+        h = self.field_handles.get(key)
+        if h is None:
+            data = base.flat.view(np.uint8)[b0:b0 + nbytes].view(dtype)
+            info = ArrayInfo(self._new_id(), text, base.space, np.dtype(dtype), (data.size,),
+                             base.info.base_address + b0, None, base.info)
+            h = ArrayHandle(info, data, data, track=base.shadow is not None, writable=base.writable)
+            self.field_handles[key] = h
+            self._register(key, info)
+        return h
 
     def _view_fault(self, A, base, text, d, i, n, bad, lanes, line):
         full = lanes.size == self.N

@@ -113,3 +113,26 @@ def test_the_parts_of_a_complex_array_are_views_an_atomic_can_update():
     _run(parts, 1, n, got)
     want = np.arange(n) + 1 + (np.arange(n) + 0.5) * 1j
     assert (got == want).all()
+
+
+def bytes_as_int(byte_arr, start, stop, out):
+    out[0] = byte_arr[start:stop].view(np.int32)[0]
+    w = byte_arr.view(np.uint16)
+    out[1] = w[1]
+
+
+def test_view_reads_the_bytes_as_another_type_as_numpy_does():
+    b = np.arange(32, dtype=np.uint8)
+    out = np.zeros(2, np.int64)
+    for start in (0, 4, 12):
+        _run(bytes_as_int, 1, 1, b, start, start + 4, out)
+        assert out.tolist() == [b[start:start + 4].view(np.int32)[0], b.view(np.uint16)[1]]
+
+
+def odd_bytes(byte_arr, out):
+    out[0] = byte_arr[0:3].view(np.int32)[0]
+
+
+def test_a_view_whose_bytes_do_not_divide_is_a_fault():
+    rep = gpusim.launch(odd_bytes, 1, 1, (np.arange(8, dtype=np.uint8), np.zeros(1, np.int64)))
+    assert any(isinstance(f, KernelError) and "3 bytes cannot be viewed as int32" in str(f) for f in rep.faults)

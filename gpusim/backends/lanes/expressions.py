@@ -135,6 +135,11 @@ class ExpressionGen:
             return self.load(e, ctx)
         if isinstance(e, N.ArrayView):
             return self.view(e, ctx)
+        if isinstance(e, N.Reinterpret):
+            t = self.tmp()
+            self.emit(f"{t} = rt.reinterpret({self.expr(e.array, ctx)}, {self.dtype(e.type.dtype)}, {ctx.mask}, "
+                      f"{e.line}, {e.text!r})")
+            return t
         if isinstance(e, N.Reshape):
             t = self.tmp()
             shape = "(" + "".join(self.expr(d, ctx) + ", " for d in e.shape) + ")"
