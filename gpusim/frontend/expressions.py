@@ -146,9 +146,6 @@ class ExprLowering:
                 # types it so; a thread that reads it unassigned is a fault at run time)
                 return N.Var(name, type=self.seen_types[name], line=node.lineno)
             t = self.env[name]
-            const = self.constants.get(name)
-            if const is not None and const.type == t:
-                return N.Const(const.value, type=t, line=node.lineno)
             if isinstance(t, TypeConflict):
                 raise self.error(node, f"{name!r} holds a {t.a} on one path and a {t.b} on another (line "
                                        f"{t.line}): numba-cuda cannot unify them", KernelCompileError)

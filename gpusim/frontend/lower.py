@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..faults import KernelCompileError, UnsupportedConstruct
 from ..ir import nodes as N
-from ..ir.types import INT64, NONE, Array, RecordRef, Scalar, Tuple, Type
+from ..ir.types import BOOL, INT64, NONE, Array, RecordRef, Scalar, Tuple, Type
 from . import typing as ty
 from .array_methods import ArrayMethodLowering
 from .calls import CallLowering
@@ -416,7 +416,7 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
 
     # control flow ---------------------------------------------------------------------------------------
     def if_stmt(self, s: ast.If) -> list[N.Stmt]:
-        cond = self.truth(self.expr(s.test), s.test)
+        cond = self.decided(self.truth(self.expr(s.test), s.test))
         if isinstance(cond, N.Const):  # a compile-time condition: only the branch taken is compiled
             return self.block(s.body if cond.value else s.orelse)
         env0 = dict(self.env)
@@ -429,6 +429,27 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
         self.live = live1 or live2
         self.env = self.merge(paths, s.lineno) if paths else env0
         return [N.If(cond, body, orelse, line=s.lineno)]
+
+    def decided(self, cond: N.Expr) -> N.Expr:
+        """``cond`` as a constant where it compares integers known now (a literal, a local assigned once at the
+        top level from one: ``nargs = len(args); if nargs == 2``), as numba prunes such a branch; else itself."""
+        def value(e: N.Expr):
+            if isinstance(e, N.Const):
+                return e.value
+            if isinstance(e, N.Var) and e.name in self.constants and self.constants[e.name].type == e.type:
+                return self.constants[e.name].value
+            if isinstance(e, N.Compare) and e.left.type.kind in "biu":
+                a, b = value(e.left), value(e.right)
+                if a is None or b is None:
+                    return None
+                return {"lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b, "eq": a == b, "ne": a != b}[e.op]
+            if isinstance(e, N.Unary) and e.op == "not":
+                v = value(e.operand)
+                return None if v is None else not v
+            return None
+
+        v = value(cond)
+        return N.Const(bool(v), type=BOOL, line=cond.line) if isinstance(v, (bool, int)) else cond
 
     def loop_body(self, header: dict[str, Type], lower_head, stmts: list[ast.stmt], line: int):
         """Lower a loop body until the types at its head are stable; returns (head, body, header env, ctx)."""
