@@ -32,7 +32,7 @@ from .names import (
     classify_global,
     qualified,
 )
-from .records import Nested, is_record_array
+from .records import is_record_array
 
 
 class TypeConflict(Type):
@@ -254,9 +254,6 @@ class ExprLowering:
         if is_record_array(t) and t.dtype.field(node.attr) is not None:
             return self.field_view(base, t.dtype.field(node.attr), line)
         if isinstance(t, Array):
-            if isinstance(base, Nested):
-                raise self.error(node, f"the nested array {ast.unparse(node.value)} is indexed or copied whole only "
-                                       "in gpusim")
             if node.attr == "shape":
                 items = [N.ArrayShape(base, d, type=INT64, line=line) for d in range(t.ndim)]
                 return N.MakeTuple(items, type=Tuple(tuple(INT64 for _ in items)), line=line)
@@ -310,7 +307,7 @@ class ExprLowering:
         if isinstance(base.type, RecordRef) or (is_record_array(base.type) and isinstance(
                 self.record_key(node), str)):
             return self.record_subscript(base, node)
-        if isinstance(base.type, Array) and not isinstance(base, Nested) and self.is_view_index(node, base.type):
+        if isinstance(base.type, Array) and self.is_view_index(node, base.type):
             return self.array_view(base, node)
         if isinstance(base.type, Array):
             index = self.index(node, base)

@@ -26,7 +26,7 @@ from .closures import ClosureLowering
 from .expressions import ExprLowering, TypeConflict
 from .iteration import IterationLowering
 from .numeric_calls import NumericCallLowering
-from .records import Nested, RecordLowering, is_record_array
+from .records import RecordLowering, is_record_array
 from .slicing import SliceLowering
 from .source import Source
 from .subset import assigned_names, check_subset, error
@@ -349,8 +349,7 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
             if is_record_array(base.type) and isinstance(self.record_key(target), str):
                 raise self.error(target, "a whole field of an array of records cannot be assigned in a kernel: "
                                          "assign its elements")
-            if isinstance(base.type, Array) and not isinstance(base, Nested) and self.is_view_index(target,
-                                                                                                  base.type):
+            if isinstance(base.type, Array) and self.is_view_index(target, base.type):
                 return self.slice_store(self.array_view(base, target), value, target, line)
             return self.store(target, value, line, array=base)
         if isinstance(target, ast.Attribute):

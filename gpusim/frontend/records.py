@@ -19,15 +19,6 @@ from ..ir import nodes as N
 from ..ir.types import INT64, Array, Record, RecordRef, Scalar, record_ref
 
 
-class Nested(N.Expr):
-    """A nested array field of one record (``r.h``): an array-typed value the front end only indexes or copies
-    (it becomes ``Load(view, prefix + index)``), never an IR node of its own."""
-
-    def __init__(self, view: N.Expr, prefix: list[N.Expr], type: Array, line: int):
-        super().__init__(type=type, line=line)
-        self.view, self.prefix = view, prefix
-
-
 def is_record_array(t) -> bool:
     return isinstance(t, Array) and isinstance(t.dtype, Record)
 
@@ -66,7 +57,8 @@ class RecordLowering:
                            line=line)
 
     def record_field(self, ref: N.Expr, node: ast.AST, name: object) -> N.Expr:
-        """The value of a field of a record: a number, or a nested array (``Nested``)."""
+        """The value of a field of a record: a number, a reference to a nested record, or a nested array (a view
+        of the field at the record's index, which ``element_of`` folds into the field's own loads)."""
         line = node.lineno
         array, index = self.ref_parts(ref, line)
         f = self.field_of(node, ref.type.record, name)
@@ -75,7 +67,9 @@ class RecordLowering:
             return self.record_element(view, index, line)
         if not f.shape:
             return N.Load(view, index, type=f.type, line=line)
-        return Nested(view, index, Array(f.type, len(f.shape), "C", array.type.space), line)
+        kinds = ("i",) * len(index) + ("s000",) * len(f.shape)
+        return N.ArrayView(view, list(index), kinds, ast.unparse(node), type=Array(f.type, len(f.shape), "A",
+                                                                                    array.type.space), line=line)
 
     @staticmethod
     def record_key(node: ast.AST) -> object:
@@ -102,9 +96,13 @@ class RecordLowering:
 
     @staticmethod
     def element_of(array: N.Expr, index: list[N.Expr]) -> tuple[N.Expr, list[N.Expr]]:
-        """The array and index a load or store of ``array[index]`` touches (through a nested field)."""
-        if isinstance(array, Nested):
-            return array.view, array.prefix + index
+        """The array and index a load or store of ``array[index]`` touches."""
+        if isinstance(array, N.ArrayView) and len(index) == array.type.ndim and all(
+                k == "i" for k in array.kinds[:len(array.parts)]) and all(
+                k == "s000" for k in array.kinds[len(array.parts):]):
+            # a row or a nested array field (a[i], r.h) indexed at once: one access of the array, checked against
+            # its own dimensions (the same bounds as the view's)
+            return array.array, list(array.parts) + list(index)
         return array, index
 
     # -- stores ------------------------------------------------------------------------------------------------
@@ -133,10 +131,9 @@ class RecordLowering:
                                                                                                 Scalar):
             raise self.error(node, f"a nested array of shape {shape} is assigned from a {value.type}: numba-cuda "
                                    f"copies a {len(shape)}-d array of numbers into it", KernelCompileError)
-        src, src_prefix = self.element_of(value, [])
         t = view.type.dtype
         return self.each_element(shape, node, lambda k: N.Store(view, prefix + k, self.cast(
-            N.Load(src, src_prefix + k, type=src.type.dtype, line=line), t), line=line))
+            N.Load(*self.element_of(value, k), type=value.type.dtype, line=line), t), line=line))
 
     def record_store(self, array: N.Expr, index: list[N.Expr], value: N.Expr, node: ast.AST,
                      line: int) -> list[N.Stmt]:

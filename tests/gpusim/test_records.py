@@ -276,3 +276,24 @@ def test_an_atomic_updates_one_field_of_an_array_of_records():
     a = np.zeros(2, PAIR)
     _run(count_into_field, 1, 6, a)
     assert a["y"].tolist() == [6, 0] and a["x"].tolist() == [1.5, 1.5]
+
+
+@cuda.jit(device=True)
+def total(h):
+    s = 0.0
+    for k in range(h.shape[0]):
+        s += h[k]
+    return s
+
+
+def nested_as_a_value(r, out):
+    h = r.j[1]
+    out[0] = total(r.j[2]) + h[0] * 10
+
+
+def test_a_nested_array_field_is_an_array_a_local_or_a_device_function_can_hold():
+    n = np.zeros(1, NESTED)
+    n[0]["j"] = [[1, 2], [3, 4], [5, 6]]
+    out = np.zeros(1)
+    _run(nested_as_a_value, 1, 1, n[0], out)
+    assert out[0] == 5 + 6 + 3 * 10
