@@ -16,7 +16,20 @@ from .backends.lanes.codegen import Compiled, generate
 from .faults import KernelError, KernelFault, LaunchError, UnsupportedConstruct
 from .frontend.compiler import compile_module
 from .ir.nodes import Module
-from .ir.types import BOOL, COMPLEX128, FLOAT64, INT64, UINT64, Array, Tuple, Type, array_of, scalar
+from .ir.types import (
+    BOOL,
+    COMPLEX128,
+    FLOAT64,
+    INT64,
+    UINT64,
+    Array,
+    RecordRef,
+    Tuple,
+    Type,
+    array_of,
+    record_ref,
+    scalar,
+)
 from .observe.events import LaunchInfo
 from .report import LaunchReport
 from .runtime.core import Abort, Runtime, timeout
@@ -55,6 +68,9 @@ def arg_type(value: Any, name: str, code: Any = None) -> Type:
         known = _ARRAY_TYPES.get(key)
         if known is not None:
             return known
+        if value.dtype.fields is not None:
+            t = _ARRAY_TYPES[key] = _record_array_type(value, name, code)
+            return t
         if value.dtype.kind in "mMV" and value.dtype.isnative:
             what = f"arrays of {value.dtype} are"
             filename = code.co_filename if code is not None else "<unknown>"
@@ -66,6 +82,8 @@ def arg_type(value: Any, name: str, code: Any = None) -> Type:
             raise LaunchError(f"argument {name!r} has dtype {value.dtype}; use numeric arrays")
         t = _ARRAY_TYPES[key] = array_of(value)
         return t
+    if isinstance(value, np.void) and value.dtype.fields is not None:  # one record: a reference to it
+        return record_ref(_record_array_type(np.asarray(value).reshape(1), name, code))
     if isinstance(value, (bool, np.bool_)):
         return BOOL
     if isinstance(value, int):
@@ -86,6 +104,18 @@ def arg_type(value: Any, name: str, code: Any = None) -> Type:
     if hasattr(value, "copy_to_host"):
         raise LaunchError(f"argument {name!r} is a device array; pass a NumPy array to the simulator")
     raise LaunchError(f"argument {name!r} is a {type(value).__name__}; kernels take NumPy arrays and numbers")
+
+
+def _record_array_type(value: np.ndarray, name: str, code: Any) -> Array:
+    """The IR type of an array of records (``UnsupportedConstruct`` for a field a kernel cannot hold)."""
+    try:
+        return array_of(value)
+    except ValueError as e:
+        filename = code.co_filename if code is not None else "<unknown>"
+        lineno = code.co_firstlineno if code is not None else 0
+        raise UnsupportedConstruct(f"argument {name!r} is an array of records whose {e}", filename=filename,
+                                   lineno=lineno, source_line=linecache.getline(filename, lineno).rstrip("\n")
+                                   ) from None
 
 
 def _is_tuple(value: Any) -> bool:
@@ -144,6 +174,8 @@ def _memory_of(comp: Compiled) -> limits.Memory:
 
 def _leaves(name: str, value: Any, t: Type) -> list[tuple[str, Any, Type]]:
     """(name, value, type) of each array and scalar in an argument, depth first through tuples."""
+    if isinstance(t, RecordRef) and isinstance(value, np.void):  # one record: a view of it as an array, at [0]
+        return [(name, np.asarray(value).reshape(1), t.items[0]), (f"{name}[index]", 0, INT64)]
     if not isinstance(t, Tuple):
         return [(name, value, t)]
     return [leaf for k, (v, it) in enumerate(zip(value, t.items)) for leaf in _leaves(f"{name}[{k}]", v, it)]

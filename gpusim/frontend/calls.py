@@ -16,7 +16,7 @@ import numpy as np
 from ..device import FULL_MASK
 from ..faults import KernelCompileError
 from ..ir import nodes as N
-from ..ir.types import BOOL, INT32, INT64, UINT32, Array, Scalar, Tuple, scalar
+from ..ir.types import BOOL, INT32, INT64, UINT32, Array, Record, Scalar, Tuple, record, scalar
 from ..ir.walk import walk_exprs
 from . import typing as ty
 from .constants import dtype_from_string
@@ -179,6 +179,8 @@ class CallLowering:
         if ref is None and isinstance(node.func, ast.Attribute) and node.func.attr in ("bit_count", "conjugate") \
                 and not node.args and not node.keywords:
             return self.bit_count(node) if node.func.attr == "bit_count" else self.conjugate(node)
+        if ref is None and isinstance(node.func, ast.Attribute) and node.func.attr in ("reshape", "view"):
+            return self.reshape(node) if node.func.attr == "reshape" else self.reinterpret(node)
         if ref is None:
             raise self.error(node, f"{ast.unparse(node.func)}() is not a device function or supported intrinsic")
         if isinstance(ref, DeviceFnRef):
@@ -207,11 +209,21 @@ class CallLowering:
     def device_call(self, ref: DeviceFnRef, node: ast.Call) -> N.Expr | None:
         func = ref.func
         try:
-            params = list(inspect.signature(func).parameters)
-            bound = inspect.signature(func).bind(*node.args, **{k.arg: k.value for k in node.keywords})
+            signature = inspect.signature(func)
+            params = list(signature.parameters)
+            bound = signature.bind(*self.spread(node), **{k.arg: k.value for k in node.keywords})
         except (TypeError, ValueError) as e:
             raise self.error(node, f"{func.__name__}() takes {func.__code__.co_argcount} arguments: {e}",
                              KernelCompileError) from None
+        for p, param in signature.parameters.items():
+            if p in bound.arguments:
+                if param.kind == param.VAR_POSITIONAL:  # *args: one tuple of the extra arguments
+                    bound.arguments[p] = ast.Tuple(list(bound.arguments[p]), ast.Load(), lineno=node.lineno,
+                                                   col_offset=node.col_offset)
+            elif param.kind == param.VAR_POSITIONAL:
+                bound.arguments[p] = ast.Tuple([], ast.Load(), lineno=node.lineno, col_offset=node.col_offset)
+            elif param.default is not param.empty:  # a default value: a literal where the function is defined
+                bound.arguments[p] = ast.Constant(param.default, lineno=node.lineno, col_offset=node.col_offset)
         if len(bound.arguments) != len(params):
             raise self.error(node, f"{func.__name__}() takes {len(params)} arguments, {len(bound.arguments)} given",
                              KernelCompileError)
@@ -228,6 +240,23 @@ class CallLowering:
                 args.append(self.expr(arg))
         callee = self.builder.callee(func, tuple(a.type for a in args), node, self, tuple(statics))
         return N.Call(callee.name, args, type=callee.return_type, line=node.lineno)
+
+    def spread(self, node: ast.Call) -> list[ast.AST]:
+        """A call's positional arguments, ``*t`` of a tuple spread into one argument per item (``t[0]``, ...)."""
+        out: list[ast.AST] = []
+        for a in node.args:
+            if not isinstance(a, ast.Starred):
+                out.append(a)
+                continue
+            t = self.expr(a.value)
+            if not isinstance(t.type, Tuple):
+                raise self.error(a, f"*-unpacking of a {t.type}: only a tuple spreads into arguments in a kernel")
+            if isinstance(a.value, ast.Tuple):
+                out.extend(a.value.elts)
+                continue
+            out.extend(ast.Subscript(a.value, ast.Constant(k, lineno=a.lineno, col_offset=a.col_offset), ast.Load(),
+                                     lineno=a.lineno, col_offset=a.col_offset) for k in range(len(t.type.items)))
+        return out
 
     def static_arg(self, node: ast.AST, literal: bool) -> Any:
         """What a device function's argument is at compile time, where numba specialises the callee on it: a
@@ -454,7 +483,7 @@ class CallLowering:
         if isinstance(align, ast.AST) and not (isinstance(align, ast.Constant) and (
                 align.value is None or isinstance(align.value, int))):
             raise self.error(align, "alignment must be a constant integer")
-        st = self.kernel_scalar(dtype, dtype_node)
+        st = self.kernel_element(dtype, dtype_node)
         decl = self.builder.new_decl()
         if ref.path == "shared.array":
             dynamic = tuple(shape) == (0,)
@@ -537,6 +566,15 @@ class CallLowering:
         if not isinstance(args[0].type, Scalar):
             raise self.error(node, f"cannot convert a {args[0].type} to {dtype}")
         return self.cast(args[0], self.kernel_scalar(dtype, node))
+
+    def kernel_element(self, dtype: np.dtype, node: ast.AST) -> Scalar | Record:
+        """The IR type of a shared or local array's elements: a scalar or a record (numba's record dtype)."""
+        if dtype.fields is None:
+            return self.kernel_scalar(dtype, node)
+        try:
+            return record(dtype)
+        except ValueError as e:
+            raise self.error(node, f"records whose {e} are not supported in a kernel") from None
 
     def kernel_scalar(self, dtype: np.dtype, node: ast.AST) -> Scalar:
         """The IR type of ``dtype``, or a compile error for one a kernel cannot hold (complex, datetime, ...)."""

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..faults import KernelCompileError
 from ..ir import nodes as N
-from ..ir.types import BOOL, FLOAT64, INT64, NONE, Array, Scalar, Tuple, Type
+from ..ir.types import BOOL, FLOAT64, INT64, NONE, Array, RecordRef, Scalar, Tuple, Type
 from ..ir.values import convert, python_value
 from . import typing as ty
 from .constants import literal_type
@@ -32,6 +32,7 @@ from .names import (
     classify_global,
     qualified,
 )
+from .records import is_record_array
 
 
 class TypeConflict(Type):
@@ -139,7 +140,11 @@ class ExprLowering:
         name = node.id
         if name in self.locals:
             if name not in self.env:
-                raise self.error(node, f"the local {name!r} is read before it is assigned", KernelCompileError)
+                if not (self.loops and name in self.seen_types):
+                    raise self.error(node, f"the local {name!r} is read before it is assigned", KernelCompileError)
+                # assigned on another path of this loop, which an earlier iteration may have taken (numba
+                # types it so; a thread that reads it unassigned is a fault at run time)
+                return N.Var(name, type=self.seen_types[name], line=node.lineno)
             t = self.env[name]
             if isinstance(t, TypeConflict):
                 raise self.error(node, f"{name!r} holds a {t.a} on one path and a {t.b} on another (line "
@@ -176,12 +181,16 @@ class ExprLowering:
 
     def const_array(self, ref: ConstArrayRef, node: ast.AST) -> N.ConstArray:
         data = ref.array if ref.by_pointer else self.builder.frozen_array(ref.array)
-        if data.dtype.kind not in "biufc":
-            raise self.error(node, f"the module array {ref.name!r} has dtype {data.dtype}: a kernel reads numeric "
-                                   "arrays only")
         from ..ir.types import array_of
 
-        t = array_of(data, "const")
+        try:
+            if data.dtype.kind not in "biufc" and data.dtype.fields is None:
+                raise ValueError
+            t = array_of(data, "const")
+        except ValueError as e:
+            why = f" ({e})" if str(e) else ""
+            raise self.error(node, f"the module array {ref.name!r} has dtype {data.dtype}{why}: a kernel reads "
+                                   "arrays of numbers or of records of numbers only") from None
         return N.ConstArray(ref.name, data, by_pointer=ref.by_pointer, type=Array(t.dtype, t.ndim, "C", "const"),
                             line=node.lineno)
 
@@ -227,7 +236,7 @@ class ExprLowering:
             raise self.error(node, "*-unpacking cannot be used in a kernel here (a tuple spreads into a builtin's "
                                    "or a math function's arguments only)")
         if isinstance(node, ast.Slice):
-            raise self.error(node, "slicing arrays is not supported in a kernel")
+            raise self.error(node, "only arrays can be sliced in a kernel (not tuples or numbers)")
         raise self.error(node, f"{type(node).__name__} expressions are not supported in a kernel")
 
     def attribute(self, node: ast.Attribute) -> N.Expr:
@@ -240,6 +249,10 @@ class ExprLowering:
         base = self.expr(node.value)
         t = base.type
         line = node.lineno
+        if isinstance(t, RecordRef):
+            return self.record_field(base, node, node.attr)
+        if is_record_array(t) and t.dtype.field(node.attr) is not None:
+            return self.field_view(base, t.dtype.field(node.attr), line)
         if isinstance(t, Array):
             if node.attr == "shape":
                 items = [N.ArrayShape(base, d, type=INT64, line=line) for d in range(t.ndim)]
@@ -248,6 +261,10 @@ class ExprLowering:
                 return N.ArraySize(base, type=INT64, line=line)
             if node.attr == "ndim":
                 return N.Const(t.ndim, type=INT64, line=line)
+            if node.attr in ("real", "imag") and isinstance(t.dtype, Scalar) and t.dtype.is_complex:
+                # a view of the parts (an atomic may update one: numba-cuda issue 8309)
+                part = Scalar(f"float{t.dtype.bits // 2}")
+                return N.FieldView(base, node.attr, type=Array(part, t.ndim, "A", t.space), line=line)
             raise self.error(node, f"the array attribute .{node.attr} is not supported in a kernel")
         if isinstance(t, Scalar) and node.attr in ("real", "imag"):
             return self.complex_part(base, node.attr, line)
@@ -287,11 +304,19 @@ class ExprLowering:
     def subscript(self, node: ast.Subscript) -> N.Expr:
         base = self.expr(node.value)
         line = node.lineno
+        if isinstance(base.type, RecordRef) or (is_record_array(base.type) and isinstance(
+                self.record_key(node), str)):
+            return self.record_subscript(base, node)
+        if isinstance(base.type, Array) and self.is_view_index(node, base.type):
+            return self.array_view(base, node)
         if isinstance(base.type, Array):
             index = self.index(node, base)
             if isinstance(index, N.Trap):
                 return index
-            return N.Load(base, index, type=base.type.dtype, line=line)
+            if is_record_array(base.type):
+                return self.record_element(base, index, line)
+            array, index = self.element_of(base, index)
+            return N.Load(array, index, type=base.type.dtype, line=line)
         if isinstance(base.type, Tuple):
             return self.tuple_item(base, node.slice, node)
         raise self.error(node, f"a {base.type} cannot be indexed")
@@ -322,7 +347,8 @@ class ExprLowering:
         line = node.lineno
         if isinstance(sl, ast.Slice) or (isinstance(sl, ast.Tuple) and any(isinstance(e, ast.Slice)
                                                                           for e in sl.elts)):
-            raise self.error(node, "slicing arrays is not supported in a kernel")
+            raise self.error(node, "a slice cannot be used here in a kernel (it makes a view: v = a[1:3], then "
+                                   "use v)")
         if isinstance(sl, ast.Tuple):
             comps = [self.expr(e) for e in sl.elts]
         else:
@@ -347,8 +373,7 @@ class ExprLowering:
         if len(out) != t.ndim:
             name = ast.unparse(node.value)
             raise self.error(node, f"array {name!r} has {t.ndim} dimension{'s' if t.ndim != 1 else ''} but is "
-                                   f"indexed with {len(out)} (a kernel reads or writes one element at a time: "
-                                   "slicing and views are not supported)")
+                                   f"indexed with {len(out)}", KernelCompileError)
         return out
 
     # -- operators ----------------------------------------------------------------------------------------------
@@ -363,7 +388,13 @@ class ExprLowering:
         ret = sig.ret
         line = getattr(node, "lineno", left.line)
         if op in N.COMPARE_OPS:
-            return N.Compare(op, self.cast(left, sig.args[0]), self.cast(right, sig.args[1]), type=BOOL, line=line)
+            a, b = self.cast(left, sig.args[0]), self.cast(right, sig.args[1])
+            if isinstance(a, N.Const) and isinstance(b, N.Const) and sig.args[0].kind in "biu":
+                # two integer constants (len(args) == 2 of a *args tuple): decided now, as numba prunes the branch
+                value = {"lt": a.value < b.value, "le": a.value <= b.value, "gt": a.value > b.value,
+                         "ge": a.value >= b.value, "eq": a.value == b.value, "ne": a.value != b.value}[op]
+                return N.Const(bool(value), type=BOOL, line=line)
+            return N.Compare(op, a, b, type=BOOL, line=line)
         exponent = sig.args[1] if op == "pow" and ret.is_float and sig.args[1].is_int else ret
         return N.Binary(op, self.cast(left, ret), self.cast(right, exponent), type=ret, line=line)
 
@@ -429,11 +460,27 @@ class ExprLowering:
         return N.Select(cond, self.cast(a, t), self.cast(b, t), type=t, line=node.lineno)
 
     def compare(self, node: ast.Compare) -> N.Expr:
+        if isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            return self.identity(node)
         ops = [self.CMP_NAMES[type(o)] for o in node.ops]
         if len(ops) == 1:
             return self.binary(ops[0], self.expr(node.left), self.expr(node.comparators[0]), node)
         # a < b < c: each operand evaluated once, in order, and c only where a < b holds (Python's chain)
         return self.chain(self.expr(node.left), ops, node.comparators, node)
+
+    def identity(self, node: ast.Compare) -> N.Expr:
+        """``x is None`` (a value of a kernel is never None: False), ``b is True`` / ``b is False`` of a bool
+        (its value), and their ``is not``, as numba types them."""
+        left = self.expr(node.left)
+        want = node.comparators[0].value
+        negate = isinstance(node.ops[0], ast.IsNot)
+        line = node.lineno
+        if want is None:
+            return N.Const(negate, type=BOOL, line=line)
+        if left.type != BOOL:  # an int or a float is never the object True (numba: False)
+            return N.Const(negate, type=BOOL, line=line)
+        test = self.binary("ne" if negate else "eq", left, N.Const(want, type=BOOL, line=line), node)
+        return test
 
     def chain(self, left: N.Expr, ops: list[str], rest: list[ast.AST], node: ast.AST) -> N.Expr:
         line = node.lineno

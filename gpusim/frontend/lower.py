@@ -18,12 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 from ..faults import KernelCompileError, UnsupportedConstruct
 from ..ir import nodes as N
-from ..ir.types import INT64, NONE, Array, Scalar, Tuple, Type
+from ..ir.types import BOOL, INT64, NONE, Array, RecordRef, Scalar, Tuple, Type
 from . import typing as ty
+from .array_methods import ArrayMethodLowering
 from .calls import CallLowering
+from .closures import ClosureLowering
 from .expressions import ExprLowering, TypeConflict
 from .iteration import IterationLowering
 from .numeric_calls import NumericCallLowering
+from .records import RecordLowering, is_record_array
+from .slicing import SliceLowering
 from .source import Source
 from .subset import assigned_names, check_subset, error
 from .ufuncs import UfuncLowering
@@ -55,7 +59,8 @@ class LoopContext:
     continue_envs: list[dict[str, Type]] = field(default_factory=list)
 
 
-class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLowering, IterationLowering):
+class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLowering, IterationLowering,
+                       RecordLowering, SliceLowering, ClosureLowering, ArrayMethodLowering):
     """Lowers one function for one tuple of argument types; ``builder`` supplies callees and globals."""
 
     def __init__(self, builder: Builder, func: Any, src: Source, key: str, arg_types: tuple[Type, ...],
@@ -73,11 +78,19 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
         self.cache_key = (func, statics) if statics else func
         fixed = dict(statics)
         self.params = [a.arg for a in self.tree.args.args if a.arg not in fixed]
+        if self.tree.args.vararg is not None:  # *args: one tuple parameter (device functions only)
+            self.params.append(self.tree.args.vararg.arg)
         self.arg_types = arg_types
         self.locals = assigned_names(self.tree) - set(fixed)
         cache = builder.global_cache(self.cache_key)
         cache.update(fixed)
         self.env: dict[str, Type] = {}
+        #: the type each local was last assigned anywhere so far (a loop's later rounds see it at the head)
+        self.seen_types: dict[str, Type] = {}
+        #: locals assigned exactly once, from an integer constant: their value (``stores``)
+        self.constants: dict[str, N.Const] = {}
+        self._stores: dict[str, int] | None = None
+        self.at_top = True
         self.live = True
         self.loops: list[LoopContext] = []
         self.returns: list[N.Return] = []
@@ -88,6 +101,23 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
     def error(self, node: ast.AST | int, message: str, cls: type = UnsupportedConstruct) -> KernelCompileError:
         return error(self.src, node, message, cls)
 
+    def stores(self, name: str) -> int:
+        """How many times the function's own code assigns ``name`` (nested functions' assignments left out)."""
+        if self._stores is None:
+            counts: dict[str, int] = {}
+            stack = list(self.tree.body)
+            while stack:
+                n = stack.pop()
+                if isinstance(n, (ast.FunctionDef, ast.Lambda)):
+                    continue
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    counts[n.id] = counts.get(n.id, 0) + 1
+                stack.extend(ast.iter_child_nodes(n))
+            for a in self.tree.args.args:
+                counts[a.arg] = counts.get(a.arg, 0) + 1
+            self._stores = counts
+        return self._stores.get(name, 0)
+
     def tmp(self) -> str:
         self.ntmp += 1
         return f"$t{self.ntmp}"
@@ -96,8 +126,9 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
     def lower(self) -> N.Function:
         tree = self.tree
         a = tree.args
-        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
-            raise self.error(tree, "kernel parameters must be plain names (no *args, **kwargs or defaults)")
+        if a.kwarg or a.kwonlyargs or a.posonlyargs or (self.is_kernel and (a.vararg or a.defaults)):
+            raise self.error(tree, "kernel parameters must be plain names (no *args, **kwargs or defaults; a device "
+                                   "function may take *args and defaults)")
         check_subset(self.src, tree)
         params: list[N.Param] = []
         prologue: list[N.Stmt] = []
@@ -161,6 +192,7 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
             if not self.live:
                 break  # dead code after return/break/continue: Python compiles it, but it never runs
             self.line = s.lineno
+            self.at_top = stmts is self.tree.body  # a statement every thread runs, once
             out.extend(self.stmt(s))
         return out
 
@@ -224,6 +256,8 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
             return [node]
         if isinstance(s, ast.Return):
             return self.return_stmt(s)
+        if isinstance(s, ast.FunctionDef):
+            return self.nested_def(s)
         raise self.error(s, f"the statement {type(s).__name__} is not supported in a kernel")  # pragma: no cover
 
     def return_stmt(self, s: ast.Return) -> list[N.Stmt]:
@@ -232,8 +266,6 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
             if self.is_kernel:
                 raise self.error(s, "a kernel cannot return a value (write results to an array)")
             value = self.expr(s.value)
-            if isinstance(value.type, Array):
-                raise self.error(s, "a device function cannot return an array")
         node = N.Return(value, line=s.lineno)
         self.returns.append(node)
         self.live = False
@@ -249,6 +281,10 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
 
     # assignments ----------------------------------------------------------------------------------------
     def assign(self, target: ast.AST, value: ast.AST, line: int) -> list[N.Stmt]:
+        made = self.array_alloc(value, target) if isinstance(target, ast.Name) else None
+        if made is not None:  # x = np.zeros(...), x = a.copy()
+            self.env[target.id] = made[1]
+            return made[0]
         decl = self.array_decl(value, target) if isinstance(target, ast.Name) else None
         if decl is not None:
             self.env[target.id] = decl[1]
@@ -280,6 +316,12 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
     def assign_value(self, target: ast.AST, value: N.Expr, line: int) -> list[N.Stmt]:
         if isinstance(target, ast.Name):
             self.env[target.id] = value.type
+            self.seen_types[target.id] = value.type
+            if isinstance(value, N.Const) and isinstance(value.value, (bool, int)) and self.at_top \
+                    and self.stores(target.id) == 1:
+                # assigned once, an integer known now (nargs = len(args)): read as that constant, so a branch on
+                # it is decided at compile time, as numba prunes it
+                self.constants[target.id] = value
             return [N.Assign(target.id, value, line=line)]
         if isinstance(target, ast.Tuple):
             t = value.type
@@ -297,7 +339,24 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
                 out.extend(self.assign_value(tgt, N.TupleItem(value, k, type=t.items[k], line=line), line))
             return out
         if isinstance(target, ast.Subscript):
-            return self.store(target, value, line)
+            base = self.expr(target.value)
+            if isinstance(base.type, RecordRef):  # r['a'] = v, r[0] = v
+                key = self.record_key(target)
+                if key is None:
+                    raise self.error(target, "a record is indexed by a field name or a constant position",
+                                     KernelCompileError)
+                return self.field_store(base, target, key, value, line)
+            if is_record_array(base.type) and isinstance(self.record_key(target), str):
+                raise self.error(target, "a whole field of an array of records cannot be assigned in a kernel: "
+                                         "assign its elements")
+            if isinstance(base.type, Array) and self.is_view_index(target, base.type):
+                return self.slice_store(self.array_view(base, target), value, target, line)
+            return self.store(target, value, line, array=base)
+        if isinstance(target, ast.Attribute):
+            base = self.expr(target.value)
+            if isinstance(base.type, RecordRef):  # r.a = v
+                return self.field_store(base, target, target.attr, value, line)
+            raise self.error(target, f"the attribute .{target.attr} of a {base.type} cannot be assigned in a kernel")
         raise self.error(target, "this assignment target is not supported in a kernel")
 
     def store(self, target: ast.Subscript, value: N.Expr, line: int, index: list[N.Expr] | None = None,
@@ -313,6 +372,9 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
             index = self.index(target, array)
         if isinstance(index, N.Trap):
             return [N.ExprStmt(index, line=line)]
+        if is_record_array(array.type):  # ary[i] = rec: the whole record copied
+            return self.record_store(array, index, value, target, line)
+        array, index = self.element_of(array, index)
         if not isinstance(value.type, Scalar):
             raise self.error(target, f"cannot store a {value.type} into an element of a {array.type.dtype} array")
         return [N.Store(array, index, self.cast(value, array.type.dtype), line=line)]
@@ -337,14 +399,23 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
             if isinstance(index, N.Trap):
                 return [N.ExprStmt(index, line=line)]
             stable = [self.once(e, out, line) for e in index]  # evaluated once, for the load and the store
-            old = N.Load(array, stable, type=array.type.dtype, line=line)
+            if is_record_array(array.type):
+                raise self.error(s, "augmented assignment to a whole record")
+            at, at_index = self.element_of(array, stable)
+            old = N.Load(at, at_index, type=array.type.dtype, line=line)
             new = self.binary(op, old, self.expr(s.value), s)
             return out + self.store(s.target, new, line, index=stable, array=array)
+        if isinstance(s.target, ast.Attribute):  # r.a += v
+            out = []
+            base = self.once(self.expr(s.target.value), out, line)
+            if isinstance(base.type, RecordRef):
+                new = self.binary(op, self.record_field(base, s.target, s.target.attr), self.expr(s.value), s)
+                return out + self.field_store(base, s.target, s.target.attr, new, line)
         raise self.error(s, "this assignment target is not supported in a kernel")
 
     # control flow ---------------------------------------------------------------------------------------
     def if_stmt(self, s: ast.If) -> list[N.Stmt]:
-        cond = self.truth(self.expr(s.test), s.test)
+        cond = self.decided(self.truth(self.expr(s.test), s.test))
         if isinstance(cond, N.Const):  # a compile-time condition: only the branch taken is compiled
             return self.block(s.body if cond.value else s.orelse)
         env0 = dict(self.env)
@@ -357,6 +428,27 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
         self.live = live1 or live2
         self.env = self.merge(paths, s.lineno) if paths else env0
         return [N.If(cond, body, orelse, line=s.lineno)]
+
+    def decided(self, cond: N.Expr) -> N.Expr:
+        """``cond`` as a constant where it compares integers known now (a literal, a local assigned once at the
+        top level from one: ``nargs = len(args); if nargs == 2``), as numba prunes such a branch; else itself."""
+        def value(e: N.Expr):
+            if isinstance(e, N.Const):
+                return e.value
+            if isinstance(e, N.Var) and e.name in self.constants and self.constants[e.name].type == e.type:
+                return self.constants[e.name].value
+            if isinstance(e, N.Compare) and e.left.type.kind in "biu":
+                a, b = value(e.left), value(e.right)
+                if a is None or b is None:
+                    return None
+                return {"lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b, "eq": a == b, "ne": a != b}[e.op]
+            if isinstance(e, N.Unary) and e.op == "not":
+                v = value(e.operand)
+                return None if v is None else not v
+            return None
+
+        v = value(cond)
+        return N.Const(bool(v), type=BOOL, line=cond.line) if isinstance(v, (bool, int)) else cond
 
     def loop_body(self, header: dict[str, Type], lower_head, stmts: list[ast.stmt], line: int):
         """Lower a loop body until the types at its head are stable; returns (head, body, header env, ctx)."""

@@ -96,13 +96,15 @@ def _dtype_of(obj: Any) -> np.dtype | None:
         return obj
     mod = type(obj).__module__ or ""
     if mod.startswith(("numba.core.types", "numba.types", "numba.cuda.types")):
+        if type(obj).__name__ == "Record" and isinstance(getattr(obj, "dtype", None), np.dtype):
+            return obj.dtype  # numba's record type (numpy_support.from_dtype) is its structured dtype
         name = getattr(obj, "name", str(obj))
         alias = {"float16": "float16", "float32": "float32", "float64": "float64", "boolean": "bool",
                  "bool_": "bool", "intp": "int64", "uintp": "uint64", "bool": "bool"}
         name = alias.get(name, name)
         try:
             return np.dtype(name)
-        except TypeError:
+        except (TypeError, ValueError):
             return None
     if obj is float:
         return np.dtype(np.float64)
@@ -183,7 +185,7 @@ CONSTRUCT_NAMES = {
     ast.List: "a list", ast.Dict: "a dict", ast.Set: "a set", ast.ListComp: "a list comprehension",
     ast.DictComp: "a dict comprehension", ast.SetComp: "a set comprehension", ast.GeneratorExp: "a generator",
     ast.Lambda: "a lambda", ast.JoinedStr: "an f-string", ast.Try: "try/except", ast.With: "a with block",
-    ast.Raise: "raise", ast.ClassDef: "a class", ast.FunctionDef: "a nested function", ast.Global: "global",
+    ast.Raise: "raise", ast.ClassDef: "a class", ast.Global: "global",
     ast.Nonlocal: "nonlocal", ast.Delete: "del", ast.Import: "import", ast.ImportFrom: "import",
     ast.Assert: "assert", ast.Yield: "yield", ast.Await: "await", ast.Starred: "*-unpacking",
     ast.NamedExpr: "the := operator",

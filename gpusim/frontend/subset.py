@@ -10,7 +10,7 @@ from .source import Source
 
 
 def assigned_names(tree: ast.FunctionDef) -> set[str]:
-    names = {a.arg for a in tree.args.args}
+    names = {a.arg for a in tree.args.args} | ({tree.args.vararg.arg} if tree.args.vararg else set())
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
@@ -18,7 +18,7 @@ def assigned_names(tree: ast.FunctionDef) -> set[str]:
 
 
 ALLOWED_STMTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.If, ast.For, ast.While, ast.Break, ast.Continue,
-                 ast.Return, ast.Expr, ast.Pass)
+                 ast.Return, ast.Expr, ast.Pass, ast.FunctionDef)
 
 
 def check_subset(src: Source, tree: ast.FunctionDef) -> None:
@@ -35,9 +35,12 @@ def check_subset(src: Source, tree: ast.FunctionDef) -> None:
         if isinstance(node, (ast.For, ast.While)) and node.orelse:
             raise error(src, node, f"{'for' if isinstance(node, ast.For) else 'while'}/else is not supported "
                                    "in a kernel")
-        if isinstance(node, ast.Compare) and any(isinstance(o, (ast.In, ast.NotIn, ast.Is, ast.IsNot))
-                                                 for o in node.ops):
-            raise error(src, node, "`in` and `is` comparisons are not supported in a kernel")
+        if isinstance(node, ast.Compare) and any(isinstance(o, (ast.In, ast.NotIn)) for o in node.ops):
+            raise error(src, node, "`in` comparisons are not supported in a kernel")
+        if isinstance(node, ast.Compare) and any(isinstance(o, (ast.Is, ast.IsNot)) for o in node.ops) and not (
+                len(node.ops) == 1 and isinstance(node.comparators[0], ast.Constant)
+                and node.comparators[0].value in (None, True, False)):
+            raise error(src, node, "`is` compares with None, True or False only in a kernel")
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
             raise error(src, node, "the @ operator is not supported in a kernel")
         if isinstance(node, ast.Assign) and len(node.targets) != 1:

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from .types import INT32, INT64, NONE, Array, Scalar, Type
+from .types import INT32, INT64, NONE, Array, Record, Scalar, Type
 
 
 class Uni(IntEnum):
@@ -245,6 +245,59 @@ class Load(Expr):
 
 
 @dataclass(eq=False)
+class FieldView(Expr):
+    """The field ``field`` of every record of ``array`` (an array of records), as an array of the field's
+    element type: dimensions the record array's, then the field's own shape (a nested array). The view shares
+    the records' memory: element ``[i..., j...]`` is at the record's address plus the field's offset plus
+    ``j`` in the field's row-major order, and an access touches the field's bytes only. The fields "real" and
+    "imag" of an array of complex numbers are the arrays of their parts (at offset 0 and half the itemsize)."""
+
+    array: Expr
+    field: str
+
+
+#: how an ``ArrayView`` takes each dimension of its array: "i" one index (the dimension is dropped), or "s"
+#: and three flags, whether a slice's start, stop and step are given ("s101": ``a:``...``:c``)
+VIEW_KINDS = ("i",) + tuple("s" + "".join(f) for f in ("000", "001", "010", "011", "100", "101", "110", "111"))
+
+
+@dataclass(eq=False)
+class ArrayView(Expr):
+    """``array[...]`` with slices (or fewer indices than dimensions): a view sharing the array's memory, of
+    ``type`` (the dimensions that are sliced). ``kinds`` says, per dimension of ``array``, which of ``parts``
+    (int64, in order) it takes (``VIEW_KINDS``). Slices follow Python's rules (negative bounds count from the
+    end, bounds are clipped, a zero step is a ``KernelError`` fault); an index outside its dimension is an
+    ``OutOfBounds`` fault. An access through the view is bounds-checked against the view, then is an access of
+    the array (its races and traffic). ``text`` names the view in fault messages."""
+
+    array: Expr
+    parts: list[Expr]
+    kinds: tuple[str, ...]
+    text: str
+
+
+@dataclass(eq=False)
+class Reshape(Expr):
+    """``array.reshape(shape)``: the same elements in row-major order, in the new shape (int64 sizes, one may be
+    -1: whatever the others leave), a view of ``array``. An array that is not contiguous, or a shape whose size
+    differs from the array's, is a ``KernelError`` fault."""
+
+    array: Expr
+    shape: list[Expr]
+    text: str
+
+
+@dataclass(eq=False)
+class Reinterpret(Expr):
+    """``array.view(dtype)`` of a 1-D contiguous global or const array: its bytes read as ``type``'s elements
+    (their count is the byte length over the new itemsize; a length that does not divide is a ``KernelError``
+    fault). Races between the two views of the bytes are not tracked."""
+
+    array: Expr
+    text: str
+
+
+@dataclass(eq=False)
 class ArrayShape(Expr):
     """``array.shape[dim]`` (int64), for arrays whose shape is known only at launch."""
 
@@ -400,7 +453,7 @@ class SharedDecl(Stmt):
     target: str
     name: str
     shape: tuple[int, ...]
-    dtype: Scalar
+    dtype: Scalar | Record
     dynamic: bool
     decl: int
 
@@ -412,7 +465,7 @@ class LocalDecl(Stmt):
     target: str
     name: str
     shape: tuple[int, ...]
-    dtype: Scalar
+    dtype: Scalar | Record
     decl: int
 
 

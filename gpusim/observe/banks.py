@@ -123,7 +123,7 @@ def worst_request(trace) -> BankRequest | None:
             continue
         thread = rows["thread"].astype(np.int64)
         request = rows["block"].astype(np.int64) * warps + thread // WARP
-        word = _words(info.base_address + rows["element"].astype(np.int64) * info.itemsize, info.itemsize)
+        word = _words(info.address(rows["element"].astype(np.int64)), info.itemsize)
         pairs = np.unique(np.stack([np.repeat(request, word.shape[1]), word.reshape(-1)]), axis=1)
         first = int(pairs[0].min())
         per = np.bincount((pairs[0] - first) * BANKS + pairs[1] % BANKS)
@@ -135,7 +135,7 @@ def worst_request(trace) -> BankRequest | None:
     _, at, rows, request, info, kind = worst
     rows = rows[request == at]
     lanes = rows["thread"].astype(np.int64) % WARP
-    addr = info.base_address + rows["element"].astype(np.int64) * info.itemsize
+    addr = info.address(rows["element"].astype(np.int64))
     words = _words(addr, info.itemsize)
     per_words: list[set[int]] = [set() for _ in range(BANKS)]
     per_lanes: list[set[int]] = [set() for _ in range(BANKS)]

@@ -36,10 +36,31 @@ class ArrayInfo:
     shape: tuple[int, ...]
     base_address: int          # simulated byte address of element 0 (global: 256-byte aligned, per block for
                                # shared: offset within the block's shared memory window)
+    #: byte strides per dimension where the elements are not packed row-major (a record field: the record's
+    #: size apart, then the field's own shape); None for a packed array
+    strides: tuple[int, ...] | None = None
+    #: the array whose memory this one views (a record field's array of records), else None
+    parent: ArrayInfo | None = None
 
     @property
     def itemsize(self) -> int:
         return int(self.dtype.itemsize)
+
+    @property
+    def memory(self) -> ArrayInfo:
+        """The array that owns the bytes (itself, or the array of records a field view reads)."""
+        return self if self.parent is None else self.parent.memory
+
+    def address(self, flat: np.ndarray) -> np.ndarray:
+        """The byte address of each element (``flat``: row-major element indices in ``shape``)."""
+        if self.strides is None:
+            return self.base_address + flat * self.itemsize
+        addr = np.full(np.shape(flat), self.base_address, np.int64)
+        rest = np.asarray(flat, np.int64)
+        for n, stride in zip(reversed(self.shape), reversed(self.strides)):
+            addr = addr + (rest % n) * stride if n else addr
+            rest = rest // n if n else rest
+        return addr
 
     @property
     def size(self) -> int:

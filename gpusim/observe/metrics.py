@@ -72,7 +72,7 @@ class TrafficObserver(Observer):
     def _count(self, ev: AccessEvent) -> None:
         space = ev.array.space
         a = ev.array
-        addr = a.base_address + ev.flat * a.itemsize
+        addr = a.address(ev.flat)
         req = requests_of(ev, self.tpb)
         kind = ev.kind
         if space == "shared":
@@ -88,9 +88,10 @@ class TrafficObserver(Observer):
                 site[2] += s.conflicts
             return
         monotone = req.monotone(addr)
-        seg = self.segments.get(a.id)
+        owner = a.memory  # a record field's bytes are its array of records' (one DRAM footprint for all fields)
+        seg = self.segments.get(owner.id)
         if seg is None:
-            seg = self.segments[a.id] = SegmentMap(a.base_address, a.nbytes)
+            seg = self.segments[owner.id] = SegmentMap(owner.base_address, owner.nbytes)
         seg.touch(addr, read=kind != "st", write=kind != "ld", monotone=monotone)
         if space == "const":
             return

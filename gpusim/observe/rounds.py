@@ -127,7 +127,7 @@ class RoundsObserver(Observer):
         if kind == "atom":
             self.l2[at] += 1
         if kind in ("atom", "red") and space == "global":
-            self._count_atomics(ev, req, a.base_address + ev.flat * a.itemsize)
+            self._count_atomics(ev, req, a.address(ev.flat))
             self.last_use["shared"][at] = self.now
         self.last_use["global"][at] = self.now
 
@@ -159,16 +159,19 @@ class RoundsObserver(Observer):
         Lanes next to each other in one request mostly share a segment, and such lanes have the same answer,
         so only the lanes that start a request or change segment are looked up (a coalesced access: one lane in
         16 of 4-byte elements)."""
-        entry = self.seen.get(a.id)
+        owner = a.memory  # a record field's segments are its array of records'
+        entry = self.seen.get(owner.id)
         if entry is None:
-            first = a.base_address // SEGMENT
-            count = (a.base_address + max(a.nbytes, 1) - 1) // SEGMENT - first + 1
-            entry = self.seen[a.id] = (first, np.zeros(count, bool))
+            first = owner.base_address // SEGMENT
+            count = (owner.base_address + max(owner.nbytes, 1) - 1) // SEGMENT - first + 1
+            entry = self.seen[owner.id] = (first, np.zeros(count, bool))
         first, touched = entry
         # segment of (base + flat * itemsize), counted from the array's first: (base % SEGMENT + flat * itemsize)
         # // SEGMENT; addresses are non-negative, so a shift is the floor division
         offset, size = a.base_address % SEGMENT, a.itemsize
-        if offset == 0 and size <= SEGMENT and size & (size - 1) == 0:      # an aligned array: one shift
+        if a.strides is not None:  # a record field: its elements' own addresses
+            seg = (a.address(flat) - owner.base_address + owner.base_address % SEGMENT) >> _SEGMENT_BITS
+        elif offset == 0 and size <= SEGMENT and size & (size - 1) == 0:      # an aligned array: one shift
             seg = np.right_shift(flat, _SEGMENT_BITS - (size.bit_length() - 1), dtype=np.int64)
         else:
             seg = np.multiply(flat, size, dtype=np.int64)

@@ -14,6 +14,7 @@ from ..faults import DataRace, OutOfBounds, UninitializedRead
 from ..observe import races
 from ..observe.events import AccessEvent, ArrayInfo
 from .memory import ArrayHandle, apply_atomic, const_handle, local_handle, shared_handle
+from .views import View
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -83,6 +84,44 @@ class MemoryAccess:
             h = const_handle(aid, name, array, 0)
             self.const_handles[id(array)] = h
             self._register(("const", id(array)), h.info)
+        return h
+
+    def field(self, A: ArrayHandle, name: str) -> ArrayHandle:
+        """The field ``name`` of an array of records as an array of its own (``FieldView``): a view of the
+        records' memory, one per launch for each array and field, with its own race shadow (two fields are
+        different bytes) and the addresses of the field's bytes for the observers."""
+        key = (id(A), name)
+        h = self.field_handles.get(key)
+        if h is not None:
+            return h
+        if name in ("real", "imag") and A.dtype.fields is None:  # a complex array's parts
+            sub, offset = (), (0 if name == "real" else A.dtype.itemsize // 2)
+            view = A.data.real if name == "real" else A.data.imag
+        else:
+            sub, offset = A.dtype.fields[name][0].shape, A.dtype.fields[name][1]
+            view = A.data[name]
+        if A.space in ("shared", "local"):  # stored (blocks or lanes, size): the element id picks the row
+            view = view.reshape((A.data.shape[0],) + tuple(A.shape_i) + sub)
+        elif A.data.size == 0:
+            view = view.reshape(tuple(A.shape_i) + sub)
+        base = view.dtype.base if view.dtype.subdtype is not None else view.dtype
+        per = A.space in ("shared", "local")
+        shape = tuple(view.shape[1:]) if per else tuple(view.shape)
+        strides = tuple(int(s) for s in (view.strides[1:] if per else view.strides))
+        info = ArrayInfo(self._new_id(), f"{A.name}.{name}", A.space, base, shape, A.info.base_address + offset,
+                         strides, A.info)
+        flat = view.view()
+        try:
+            flat.shape = (-1,)  # one stride over every element: a 1-D view (atomics and fast loads use it)
+        except AttributeError:
+            flat = None  # a nested array field: loads and stores index the view by its own shape
+        h = ArrayHandle(info, view, flat, track=A.shadow is not None, writable=A.writable)
+        if per and h.shadow is not None:  # one entry per element of every block's copy
+            h.shadow = races.Shadow(view.size)
+        if A.space == "local":
+            h.written = np.zeros(view.size, np.bool_)
+        self.field_handles[key] = h
+        self._register(("field", id(A), name), info)
         return h
 
     def _new_id(self):
@@ -241,7 +280,10 @@ class MemoryAccess:
     def ld(self, A: ArrayHandle, m, idx, line):
         if len(idx) == 1 and type(idx[0]) is tuple:  # a[t] with t a tuple variable
             idx = idx[0]
-        lanes, flat, uniform = self._locate(A, m, idx, line, "read")
+        if type(A) is View:  # a slice: checked against the view, then an access of its base array
+            A, lanes, flat, uniform = self.through_view(A, m, idx, line, "read")
+        else:
+            lanes, flat, uniform = self._locate(A, m, idx, line, "read")
         if flat is None:
             if uniform and A.space in ("global", "const") and lanes.size == 0 and not any(
                     isinstance(v, np.ndarray) for v in idx):
@@ -254,9 +296,8 @@ class MemoryAccess:
         if A.flat is not None:
             src = A.flat
             vals = src[elems] if not (uniform and A.space in ("global", "const")) else src[elems[0]]
-        else:
-            index = np.unravel_index(flat, A.shape_i)
-            vals = A.data[index]
+        else:  # a strided view (a record's field): the element ids over the data's own shape
+            vals = A.data[np.unravel_index(elems, A.data.shape)]
             if uniform and A.space in ("global", "const"):
                 vals = vals[0]
         if uniform and A.space in ("global", "const"):
@@ -272,7 +313,10 @@ class MemoryAccess:
             raise TypeError(f"{A.space} array {A.name!r} is read-only")
         if len(idx) == 1 and type(idx[0]) is tuple:  # a[t] = v with t a tuple variable
             idx = idx[0]
-        lanes, flat, uniform = self._locate(A, m, idx, line, "write")
+        if type(A) is View:  # a slice: checked against the view, then an access of its base array
+            A, lanes, flat, uniform = self.through_view(A, m, idx, line, "write")
+        else:
+            lanes, flat, uniform = self._locate(A, m, idx, line, "write")
         if flat is None:
             return
         elems = self._elems(A, lanes, flat)
@@ -288,14 +332,17 @@ class MemoryAccess:
         if A.flat is not None:
             A.flat[elems] = v
         else:
-            A.data[np.unravel_index(flat, A.shape_i)] = v
+            A.data[np.unravel_index(elems, A.data.shape)] = v
 
     def atomic(self, op, A: ArrayHandle, m, idx, value, cmp, used, line):
         if not A.writable:
             raise TypeError(f"{A.space} array {A.name!r} is read-only")
         if not isinstance(idx, tuple):
             idx = (idx,)
-        lanes, flat, uniform = self._locate(A, m, idx, line, "atomic")
+        if type(A) is View:  # a slice: checked against the view, then an access of its base array
+            A, lanes, flat, uniform = self.through_view(A, m, idx, line, "atomic")
+        else:
+            lanes, flat, uniform = self._locate(A, m, idx, line, "atomic")
         if flat is None:
             return np.zeros(self.N, A.dtype)
         elems = self._elems(A, lanes, flat)

@@ -19,6 +19,7 @@ from .access import MemoryAccess
 from .memory import ArrayHandle
 from .output import Output
 from .sync import Synchronisation
+from .views import Slicing, View
 
 #: (block shape, blocks in the chunk) -> the chunk's read-only lane geometry (thread indices, lane ids, masks),
 #: kept across launches: a benchmark or a judge launches one shape again and again
@@ -92,7 +93,20 @@ class Abort(Exception):
     """Stops a launch after a fatal fault (a timeout); the fault is already recorded."""
 
 
-class Runtime(MemoryAccess, Synchronisation, Output):
+def _lanes_of(m, a, b):
+    """Per lane, ``a`` where ``m`` holds, else ``b``: a tuple's item (an array in a tuple, as a record reference
+    holds its array, must be one array on both sides)."""
+    if a is b:
+        return a
+    if isinstance(a, tuple):
+        return tuple(_lanes_of(m, x, y) for x, y in zip(a, b))
+    if isinstance(a, (ArrayHandle, View)) or isinstance(b, (ArrayHandle, View)):
+        raise TypeError("a tuple or record holds a different array per thread: gpusim cannot hold that "
+                        "(numba-cuda can); index one array instead")
+    return np.where(m, a, b)
+
+
+class Runtime(MemoryAccess, Slicing, Synchronisation, Output):
     def __init__(self, info: LaunchInfo, source_lines, kernel_name: str, observers, max_steps: int,
                  shared_mem: int, next_array_id: int, max_output_lines: int = 1000):
         self.info = info
@@ -111,6 +125,7 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         self.arrays: dict[tuple, ArrayInfo] = {}
         self.next_id = next_array_id
         self.const_handles: dict[int, ArrayHandle] = {}
+        self.field_handles: dict[tuple, ArrayHandle] = {}
         self.shared_static_bytes: dict[int, int] = {}
         self.flops: dict[tuple[str, str], int] = {}
         self.steps = 0
@@ -194,13 +209,13 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         if old is None:
             return new
         if isinstance(new, tuple):
-            return tuple(np.where(m, a, b) for a, b in zip(new, old))
+            return tuple(_lanes_of(m, a, b) for a, b in zip(new, old))
         return np.where(m, new, old)
 
     @staticmethod
     def select(c, a, b):
         if isinstance(a, tuple):
-            return tuple(np.where(c, x, y) for x, y in zip(a, b))
+            return tuple(_lanes_of(c, x, y) for x, y in zip(a, b))
         return np.where(c, a, b)
 
     convert = staticmethod(convert)

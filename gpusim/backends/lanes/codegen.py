@@ -445,7 +445,8 @@ class ModuleGen:
         raise TypeError(f"no constant of type {t}")  # pragma: no cover
 
     def dtype(self, dt: np.dtype) -> str:
-        return self._name(("dtype", dt.str), "_D", np.dtype(dt))
+        key = dt.str if dt.fields is None else repr(dt.descr)  # a structured dtype's str is only its size
+        return self._name(("dtype", key), "_D", np.dtype(dt))
 
     def scalar_type(self, dt: np.dtype) -> str:
         return self._name(("type", dt.str), "_T", np.dtype(dt).type)

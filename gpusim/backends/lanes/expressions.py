@@ -134,6 +134,20 @@ class ExpressionGen:
             return self.mod.const_array(e)
         if isinstance(e, N.Load):
             return self.load(e, ctx)
+        if isinstance(e, N.ArrayView):
+            return self.view(e, ctx)
+        if isinstance(e, N.Reinterpret):
+            t = self.tmp()
+            self.emit(f"{t} = rt.reinterpret({self.expr(e.array, ctx)}, {self.dtype(e.type.dtype)}, {ctx.mask}, "
+                      f"{e.line}, {e.text!r})")
+            return t
+        if isinstance(e, N.Reshape):
+            t = self.tmp()
+            shape = "(" + "".join(self.expr(d, ctx) + ", " for d in e.shape) + ")"
+            self.emit(f"{t} = rt.reshape({self.expr(e.array, ctx)}, {shape}, {ctx.mask}, {e.line}, {e.text!r})")
+            return t
+        if isinstance(e, N.FieldView):
+            return f"rt.field({self.expr(e.array, ctx)}, {e.field!r})"
         if isinstance(e, N.ArrayShape):
             return f"{self.expr(e.array, ctx)}.shape[{e.dim}]"
         if isinstance(e, N.ArraySize):
@@ -259,6 +273,24 @@ class ExpressionGen:
         if name.startswith("math.") and name not in _NOT_FLOPS:
             return self.flop("special", code, e.args[0].type, ctx)
         return code
+
+    def view(self, e: N.ArrayView, ctx: Ctx) -> str:
+        arr = self.expr(e.array, ctx)
+        parts = [self.expr(p, ctx) for p in e.parts]
+        spec, k = [], 0
+        for kind in e.kinds:
+            if kind == "i":
+                spec.append(f"('i', {parts[k]})")
+                k += 1
+                continue
+            bounds = []
+            for given in kind[1:]:
+                bounds.append(parts[k] if given == "1" else "None")
+                k += int(given)
+            spec.append(f"('s', {', '.join(bounds)})")
+        t = self.tmp()
+        self.emit(f"{t} = rt.view({arr}, ({''.join(x + ', ' for x in spec)}), {ctx.mask}, {e.line}, {e.text!r})")
+        return t
 
     def load(self, e: N.Load, ctx: Ctx) -> str:
         arr = self.expr(e.array, ctx)

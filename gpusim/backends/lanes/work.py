@@ -34,8 +34,10 @@ OVERHEAD = 1024
 
 #: (fixed, per lane) weights of an expression node in simple operations; a node not listed costs (1, 1)
 _EXPR = {
-    N.Const: (0, 0), N.Var: (0, 0), N.Special: (0, 0), N.ConstArray: (1, 0), N.ArrayShape: (0, 0),
-    N.ArraySize: (0, 0), N.MakeTuple: (0, 0), N.TupleItem: (0, 0), N.Let: (1, 0), N.TupleIndex: (4, 2),
+    N.Const: (0, 0), N.Var: (0, 0), N.Special: (0, 0), N.ConstArray: (1, 0), N.FieldView: (1, 0),
+    N.ArrayView: (8, 4), N.Reshape: (8, 4), N.Reinterpret: (8, 4),
+    N.ArrayShape: (0, 0), N.ArraySize: (0, 0), N.MakeTuple: (0, 0), N.TupleItem: (0, 0),
+    N.Let: (1, 0), N.TupleIndex: (4, 2),
     N.Trap: (4, 1), N.Intrinsic: (2, 2), N.Call: (8, 2), N.Shuffle: (64, 24), N.Vote: (48, 16),
     N.Match: (64, 32), N.ActiveMask: (16, 8), N.BarrierReduce: (48, 24),
 }
