@@ -63,6 +63,8 @@ class Outcome:
     rejected_by: dict[str, str] = field(default_factory=dict)    # seed -> "kind in case: message"
     failing_cases: dict[str, list[str]] = field(default_factory=dict)  # seed -> the names of the failing cases
     fresh: dict[str, bool] = field(default_factory=dict)         # fresh seed -> passed
+    stars: dict[str, int] = field(default_factory=dict)          # seed it passed -> stars earned
+    max_stars: int = 0
     unused: str = ""                                             # Mutant.unused
 
     @property
@@ -115,6 +117,8 @@ def judge(task: tuple[Mutant, tuple[int, ...], int]) -> Outcome:
         result = check_source(puzzle, mutant.source, filename, seed=seed, ptx=False, max_steps=MAX_STEPS)
         if result.passed:
             out.passed_seeds.append(seed)
+            out.stars[str(seed)] = result.stars
+            out.max_stars = result.max_stars
         else:
             out.failing_cases[str(seed)], out.rejected_by[str(seed)] = _failures(result)
     if out.survived:
@@ -173,19 +177,27 @@ def load(paths: list[Path]) -> list[Outcome]:
 
 
 def verdict(out: Outcome) -> tuple[str, bool]:
-    """(the verdict's text, whether it is in order). A survivor needs an "equivalent:" verdict; a mutant
+    """(the verdict's text, whether it is in order). A survivor needs an "equivalent:" verdict, or "loses a
+    star:" where it passes with fewer stars than the reference (checked where the run recorded stars); "open:"
+    is a weak case found and not yet fixed (never in order). A mutant
     recorded as "fixed by case 'NAME'" must be rejected on every seed by that case (NAME may hold ``*`` for
     the sizes a case name draws)."""
     text = VERDICTS.get(out.key, "")
     if not text and out.unused:
         text = f"equivalent: {out.unused} is read by nothing in the file (the launch comes from the case)"
+    if text.startswith("loses a star:"):     # passes, but the judge withholds a star the reference earns
+        ok = out.survived and all(v < out.max_stars for v in out.stars.values())
+        return text if ok or not out.stars else f"{text} -- BUT IT EARNS EVERY STAR", ok
+    if text.startswith("open:"):            # a weak case this audit found and did not fix
+        return text, False
     if text.startswith("fixed by case "):
-        name = text[len("fixed by case "):].split("'")[1]
+        quoted = text[len("fixed by case "):]
+        name = quoted[1:].split(quoted[0])[0]
         ok = not out.survived and all(any(fnmatch.fnmatchcase(c, name) for c in cases)
                                       for cases in out.failing_cases.values())
         return text if ok else f"{text} -- BUT NOW {'SURVIVES' if out.survived else 'rejected by another case'}", ok
     if out.survived:
-        if text.startswith("equivalent:"):
+        if text.startswith("equivalent"):      # "equivalent:", "equivalent on the puzzle's inputs:", ...
             return text, True
         return "UNEXPLAINED: no verdict (a weak case, or an equivalent mutant not yet examined)", False
     return "", True
@@ -229,6 +241,8 @@ def write_doc(outcomes: list[Outcome], path: Path, seeds: tuple[int, ...]) -> No
         "fails it on every seed. *Survivor*: it passes on some seed; each survivor is either an equivalent",
         "mutant (the same program in effect, reason given) or was a weak case whose puzzle has been given a",
         "case that now rejects it (listed under \"Fixed\"; the audit checks that the named case rejects it).",
+        "A survivor may also pass with fewer stars than the reference (\"caught by a star\"), or be a weak case",
+        "found and not yet fixed (\"open\").",
         "",
         "*Refused*: rejected only as a file (it does not compile or cannot launch), so no case was needed.",
         "",
@@ -247,14 +261,36 @@ def write_doc(outcomes: list[Outcome], path: Path, seeds: tuple[int, ...]) -> No
               "|---:|---|---:|---:|---:|---:|"]
     for _, number, slug, n, rejected, refused, survivors in table(outcomes):
         lines.append(f"| {number} | {slug} | {n} | {rejected} | {refused} | {survivors} |")
+    seeds_of = {o.slug: set(o.passed_seeds) | {int(k) for k in o.rejected_by} for o in outcomes}
+    ops_of: dict[str, set[str]] = {}
+    for o in outcomes:
+        ops_of.setdefault(o.slug, set()).add(o.op)
+    partial = sorted({(o.number, o.slug) for o in outcomes if len(seeds_of[o.slug]) < len(seeds)
+                      or "constant" not in ops_of[o.slug]})
+    if partial:
+        lines += ["", "**Partial coverage.** These puzzles were audited on one seed and without the `constant` slips "
+                  "(integer constants +-1), to keep the run inside its time: "
+                  + ", ".join(f"{n} {slug}" for n, slug in partial) + "."]
     survivors = [o for o in outcomes if o.survived]
     fixed = [o for o in outcomes if VERDICTS.get(o.key, "").startswith("fixed by case ")]
-    lines += ["", f"## Survivors ({len(survivors)})", ""]
-    for o in survivors:
-        lines.append(f"- **{o.slug}** line {o.line}, {o.op}: `{o.before}` → `{o.after}` — {verdict(o)[0]}")
-    lines += ["", f"## Fixed: weak cases found by this audit and strengthened ({len(fixed)})", ""]
-    for o in fixed:
-        lines.append(f"- **{o.slug}** line {o.line}, {o.op}: `{o.before}` → `{o.after}` — {verdict(o)[0]}")
+
+    def item(o: Outcome) -> str:
+        stars = f" (★{max(o.stars.values())} of {o.max_stars})" if o.stars else ""
+        return f"- **{o.slug}** line {o.line}, {o.op}: `{o.before}` → `{o.after}`{stars} — {verdict(o)[0]}"
+
+    groups = (("Open: weak cases found and not fixed", lambda t: t.startswith("open:")),
+              ("Unexplained", lambda t: t.startswith(("UNEXPLAINED", "fixed by case"))),
+              ("Caught by a star: passes, with fewer stars than the reference", lambda t: t.startswith("loses a star")),
+              ("Equivalent mutants", lambda t: t.startswith("equivalent")))
+    lines += ["", f"## Survivors ({len(survivors)})"]
+    for title, belongs in groups:
+        group = [o for o in survivors if belongs(verdict(o)[0])]
+        if group:
+            lines += ["", f"### {title} ({len(group)})", ""] + [item(o) for o in group]
+    lines += ["", f"## Fixed: weak cases found by this audit and strengthened ({len(fixed)})", "",
+              "Each passed the judge before its puzzle got the named case; each is now rejected by it on every seed.",
+              ""]
+    lines += [item(o) for o in fixed]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 

@@ -54,6 +54,12 @@ SLIPS = [
     ("matmul-double-buffer", "last partial k-slice dropped", "steps = (k + BK - 1) // BK", "steps = k // BK", None),
     ("flash-decoding", "last partial chunk dropped", "pieces = (lens[r] + CHUNK - 1) // CHUNK",
      "pieces = lens[r] // CHUNK", None),
+    ("matmul-thin-tiles", "k loop one short", "range(0, k, BK)", "range(0, k - 1, BK)", "random 24x1 @ 1x40"),
+    ("llm-int8", "outlier scan skips the last row", "for m in range(x.shape[0]):", "for m in range(x.shape[0] - 1):",
+     "last row, last column M=6 K=17 N=9"),
+    ("kv-cache-int8", "slot 0 taken for padding", "if slot < 0:", "if slot <= 0:", "slot 0 and padding"),
+    ("speculative-sampling", "residual total misses the last token", "u_sample[b] * buf[TPB - 1]",
+     "u_sample[b] * buf[TPB - 2]", "last token likely, V=512"),
 ]
 
 
