@@ -265,12 +265,12 @@ def write_doc(outcomes: list[Outcome], path: Path, seeds: tuple[int, ...]) -> No
     ops_of: dict[str, set[str]] = {}
     for o in outcomes:
         ops_of.setdefault(o.slug, set()).add(o.op)
-    partial = sorted({(o.number, o.slug) for o in outcomes if len(seeds_of[o.slug]) < len(seeds)
-                      or "constant" not in ops_of[o.slug]})
+    partial = sorted({(o.number, o.slug, "constant" in ops_of[o.slug]) for o in outcomes
+                      if len(seeds_of[o.slug]) < len(seeds)})
     if partial:
-        lines += ["", "**Partial coverage.** These puzzles were audited on one seed and without the `constant` slips "
-                  "(integer constants +-1), to keep the run inside its time: "
-                  + ", ".join(f"{n} {slug}" for n, slug in partial) + "."]
+        lines += ["", f"**Partial coverage.** These puzzles were audited on fewer seeds than {len(seeds)} (a run with "
+                  "`--seeds`), and those marked * without the `constant` slips (a run with `--ops`), to keep the run "
+                  "inside its time: " + ", ".join(f"{n} {slug}{'' if c else '*'}" for n, slug, c in partial) + "."]
     survivors = [o for o in outcomes if o.survived]
     fixed = [o for o in outcomes if VERDICTS.get(o.key, "").startswith("fixed by case ")]
 

@@ -369,15 +369,12 @@ VERDICTS: dict[str, str] = {
     'top-p-sampling:100:21:range: 31 -> 31 + 1':
         'equivalent: bit 32 gives a candidate above every 32-bit key, whose mass (0) never reaches the target',
     'top-p-sampling:100:25:range: -1 -> -1 + 1':
-        'open: skipping bit 0 leaves the threshold key one too low when it is odd, which matters only if '
-        "another token's logit is the adjacent float below it; no case has two logits one ulp apart at the "
-        'nucleus edge',
+        "fixed by case 'adjacent floats at the boundary V=64'",
     'top-p-sampling:100:25:range: -1 -> -1 - 1':
         'equivalent in the simulator: bit -1 shifts 1 by -1, which gpusim (like PTX, taking the amount as '
         'unsigned) makes 0, so the candidate equals the prefix and changes nothing',
     'top-p-sampling:104:15:compare: key[r] >= cand -> key[r] > cand':
-        "open: with > the candidate equal to a token's key excludes it, so the threshold can settle one key "
-        'lower; it matters only when two logits are adjacent floats at the nucleus edge, which no case has',
+        "fixed by case 'adjacent floats at the boundary V=64'",
     'top-p-sampling:106:11:compare: block_sum(red, part, t) >= target -> block_sum(red, part, t) > target':
         "equivalent: the case generator keeps every deciding sum clear of its threshold by the puzzle's "
         'MARGIN (docs/PUZZLE_AUTHORING.md, decision margins), so > and >= never see a tie',
