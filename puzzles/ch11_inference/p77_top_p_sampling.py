@@ -152,6 +152,20 @@ def _case(name: str, rng: np.random.Generator, logits: np.ndarray, note: str, te
 EXAMPLE_LOGITS = [2.0, 1.0, 3.0, 0.5, 1.0, -1.0, 2.0, 0.0]
 
 
+def _adjacent(rng: np.random.Generator, rows: int, v: int, at: tuple[int, ...]) -> np.ndarray:
+    """Random logits where, in row r, the (at[r] + 1)-th largest has an odd key (moved by one ulp if need be)
+    and the next one is the float just below it: keys K and K - 1."""
+    x = rng.normal(0, 2, (rows, v)).astype(np.float32)
+    for r, n in enumerate(at):
+        order = np.argsort(-x[r])
+        bits = int(x[r, order[n]].view(np.int32))
+        key = bits + 2 ** 31 if bits >= 0 else -1 - bits
+        if key % 2 == 0:
+            x[r, order[n]] = np.int32(bits ^ 1).view(np.float32)
+        x[r, order[n + 1]] = np.nextafter(x[r, order[n]], np.float32(-np.inf))
+    return x
+
+
 def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     rng = np.random.default_rng(77) if rng is None else rng
     example = np.tile(np.float32(EXAMPLE_LOGITS), (4, 1))
@@ -176,6 +190,9 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         _case("large logits, low temperature V=704", rng, large,
               "logits in the hundreds, temperature 0.2-0.5: exp needs the maximum subtracted",
               temperature=rng.uniform(0.2, 0.5, 4)),
+        _case("adjacent floats at the boundary V=64", rng, _adjacent(rng, 3, 64, (1, 4, 9)),
+              "the last kept logit and the first dropped one are neighbouring floats (keys K and K - 1): the key "
+              "search must decide every bit, down to bit 0", near=[1, 4, 9]),
     )
 
 

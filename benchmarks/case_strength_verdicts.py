@@ -1,0 +1,409 @@
+"""Verdicts on the survivors of ``case_strength.py``, keyed by ``Mutant.key``.
+
+"equivalent: <why>" for a mutant that is the same program in effect; "fixed by case '<name>'" for a
+mutant that passed a weak case before this audit and is now rejected by the named case (``*`` matches
+the sizes a name draws). Unused module constants need no entry (``Mutant.unused``).
+"""
+
+VERDICTS: dict[str, str] = {
+    'pooling:5:6:constant: 16 -> 17':
+        'equivalent: TPB sizes the shared array only; the array is one element larger; nothing reads the '
+        'extra one',
+    'dot-product:24:12:constant: 0 -> 1':
+        'equivalent: another thread writes the result after the last barrier, when every thread sees the '
+        'finished reduction',
+    'conv-1d:6:8:constant: 4 -> 5':
+        'equivalent: the tile gets one more halo slot and one more weight slot; the halo load is guarded by h'
+        ' < n and nothing reads past the k weights',
+    'axis-sum:24:12:constant: 0 -> 1':
+        'equivalent: another thread writes the result after the last barrier, when every thread sees the '
+        'finished reduction',
+    'matmul:17:23:range: k -> k + 1':
+        'equivalent: the extra iteration (only when k is a multiple of the tile) covers no k: its tiles are '
+        'all padding zeros (flash: n_valid = 0, so m, l and acc keep their values)',
+    'aos-to-soa:20:25:constant: 4 -> 5':
+        'equivalent: the array is one element larger; nothing reads the extra one',
+    'reduce-sequential:25:12:constant: 0 -> 1':
+        'equivalent: another thread writes the result after the last barrier, when every thread sees the '
+        'finished reduction',
+    'warp-scan:12:27:constant: 0 -> 1':
+        'equivalent: a padding element past n only ever flows into later elements, which are past n too and '
+        'never written',
+    'warp-scan:14:10:compare: d < 32 -> d <= 32':
+        'equivalent: shfl_up by 32 or more changes nothing, as `lane >= d` never holds for d = 32 (and d < 31'
+        ' gives the same steps 1..16)',
+    'warp-scan:14:14:constant: 32 -> 31':
+        'equivalent: shfl_up by 32 or more changes nothing, as `lane >= d` never holds for d = 32 (and d < 31'
+        ' gives the same steps 1..16)',
+    'warp-scan:14:14:constant: 32 -> 33':
+        'equivalent: shfl_up by 32 or more changes nothing, as `lane >= d` never holds for d = 32 (and d < 31'
+        ' gives the same steps 1..16)',
+    'histogram:7:6:constant: 128 -> 127':
+        'equivalent: BINS = 100 is fewer than 127 threads, so each bin is still cleared and merged by exactly'
+        ' one thread',
+    'histogram:7:6:constant: 128 -> 129':
+        'equivalent: BINS = 100 is fewer than 127 threads, so each bin is still cleared and merged by exactly'
+        ' one thread',
+    'histogram:27:11:compare: sh[b] > 0 -> sh[b] >= 0':
+        'equivalent: a bin with count 0 adds 0 to hist: the same result, one more atomic',
+    'histogram:27:8:guard: if sh[b] > 0: -> (guard dropped)':
+        'equivalent: a bin with count 0 adds 0 to hist: the same result, one more atomic',
+    'argmax:20:23:range: lane + 32 -> lane + 32 + 1':
+        'fixed by case "maximum at a lane\'s edge 4x97"',
+    'argmax:20:30:constant: 32 -> 31':
+        'equivalent: starting at lane + 31 re-reads column 31 in lane 0 and covers every later column once',
+    'argmax:20:30:constant: 32 -> 33':
+        'fixed by case "maximum at a lane\'s edge 4x97"',
+    'argmax:20:34:range: cols -> cols - 1':
+        'fixed by case "maximum at a lane\'s edge 4x97"',
+    'argmax:20:40:constant: 32 -> 31':
+        'equivalent: a step of 31 covers every column from lane + 32 on (some twice); the loop is strict, so '
+        'a repeat changes nothing',
+    'argmax:20:40:constant: 32 -> 33':
+        'fixed by case "maximum at a lane\'s edge 4x97"',
+    'argmax:29:44:compare: oi < idx -> oi <= idx':
+        'equivalent: oi == idx only when both lanes hold the same column (same value): taking either is the '
+        'same',
+    'hillis-steele:17:20:constant: 0 -> 1':
+        'equivalent: a padding element past n only ever flows into later elements, which are past n too and '
+        'never written',
+    'hillis-steele:22:10:compare: offset < TPB -> offset <= TPB':
+        'equivalent: the extra step at offset TPB has no partner (t >= TPB never holds), so it only copies '
+        'the buffer',
+    'blelloch:8:12:constant: 5 -> 4':
+        'equivalent: LOG_BANKS only sets the padding; pad() and PADDED agree on it (only bank conflicts '
+        'change)',
+    'blelloch:8:12:constant: 5 -> 6':
+        'equivalent: LOG_BANKS only sets the padding; pad() and PADDED agree on it (only bank conflicts '
+        'change)',
+    'blelloch:26:20:constant: 0 -> 1':
+        'equivalent: a padding element past n only ever flows into later elements, which are past n too and '
+        "never written (the tile's total is discarded)",
+    'blelloch:27:7:compare: i1 < n -> i1 <= n':
+        "fixed by case 'half-full last tile n=*'",
+    'blelloch:30:26:constant: 0 -> 1':
+        'equivalent: a padding element past n only ever flows into later elements, which are past n too and '
+        "never written (the tile's total is discarded)",
+    'blelloch:63:7:compare: i1 < n -> i1 <= n':
+        "fixed by case 'half-full last tile n=*'",
+    'multi-block-scan:14:10:compare: offset < TPB -> offset <= TPB':
+        'equivalent: the extra step at offset TPB has no partner (t >= TPB never holds), so it only copies '
+        'the buffer',
+    'multi-block-scan:27:29:constant: 2 -> 3':
+        'equivalent: the array is one element larger; nothing reads the extra one',
+    'multi-block-scan:33:20:constant: 0 -> 1':
+        'equivalent: a padding element past n only ever flows into later elements, which are past n too and '
+        "never written (the last block's total is never added anywhere)",
+    'multi-block-scan:44:29:constant: 2 -> 3':
+        'equivalent: the array is one element larger; nothing reads the extra one',
+    'multi-block-scan:49:20:constant: 0 -> 1':
+        'equivalent: a padding element past n only ever flows into later elements, which are past n too and '
+        "never written (the last block's total is never added anywhere)",
+    'segmented-scan:18:21:constant: 0 -> 1':
+        'equivalent: a padding element past n only ever flows into later elements, which are past n too and '
+        'never written',
+    'segmented-scan:19:22:constant: 0 -> 1':
+        'equivalent: a padding element past n only ever flows into later elements, which are past n too and '
+        'never written',
+    'segmented-scan:24:10:compare: offset < TPB -> offset <= TPB':
+        'equivalent: the extra step at offset TPB has no partner (t >= TPB never holds), so it only copies '
+        'the buffer',
+    'linear-recurrence:25:10:compare: offset < TPB -> offset <= TPB':
+        'equivalent: the extra step at offset TPB has no partner (t >= TPB never holds), so it only copies '
+        'the buffer',
+    'softmax-three-pass:24:20:constant: 2 -> 3':
+        "fixed by case 'one spike per row 5x128'",
+    'softmax-three-pass:25:19:constant: 0 -> 1':
+        "fixed by case 'one spike per row 5x128'",
+    'softmax-three-pass:29:19:constant: 2 -> 3':
+        "fixed by case 'one spike per row 5x128'",
+    'online-softmax:39:27:index: t + stride -> t + stride - 1':
+        "equivalent: that branch runs only when thread t's partial is empty (-inf, 0); then every thread from"
+        ' t on is empty, so sd[t + stride - 1] is 0 as well',
+    'rmsnorm:9:8:constant: 4 -> 5':
+        'equivalent: the extra item k = ITEMS has c = t + 256 >= cols (cols <= 256), so its guard c < cols '
+        'skips it',
+    'rmsnorm:21:19:range: ITEMS -> ITEMS + 1':
+        'equivalent: the extra item k = ITEMS has c = t + 256 >= cols (cols <= 256), so its guard c < cols '
+        'skips it',
+    'rmsnorm:37:19:range: ITEMS -> ITEMS + 1':
+        'equivalent: the extra item k = ITEMS has c = t + 256 >= cols (cols <= 256), so its guard c < cols '
+        'skips it',
+    'layernorm:9:8:constant: 4 -> 5':
+        'equivalent: the extra item k = ITEMS has c = t + 256 >= cols (cols <= 256), so its guard c < cols '
+        'skips it',
+    'layernorm:22:19:range: ITEMS -> ITEMS + 1':
+        'equivalent: the extra item k = ITEMS has c = t + 256 >= cols (cols <= 256), so its guard c < cols '
+        'skips it',
+    'layernorm:41:19:range: ITEMS -> ITEMS + 1':
+        'equivalent: the extra item k = ITEMS has c = t + 256 >= cols (cols <= 256), so its guard c < cols '
+        'skips it',
+    'layernorm:56:19:range: ITEMS -> ITEMS + 1':
+        'equivalent: the extra item k = ITEMS has c = t + 256 >= cols (cols <= 256), so its guard c < cols '
+        'skips it',
+    'cross-entropy:37:27:index: t + stride -> t + stride - 1':
+        "equivalent: that branch runs only when thread t's partial is empty (-inf, 0); then every thread from"
+        ' t on is empty, so sd[t + stride - 1] is 0 as well',
+    'cross-entropy:45:12:constant: 0 -> 1':
+        'equivalent: another thread writes the result after the last barrier, when every thread sees the '
+        'finished reduction',
+    'fp16-accumulate:29:12:constant: 0 -> 1':
+        'equivalent: another thread writes the result after the last barrier, when every thread sees the '
+        'finished reduction',
+    'int8-matmul:21:23:range: k_total -> k_total + 1':
+        'equivalent: the extra iteration (only when k is a multiple of the tile) covers no k: its tiles are '
+        'all padding zeros (flash: n_valid = 0, so m, l and acc keep their values)',
+    'int8-matmul:25:25:constant: 0 -> 1':
+        'equivalent: the padding of one tile is 1 instead of 0, but every padded k has a zero in the other '
+        "tile's padding, and a padded row or column is never written",
+    'int8-matmul:29:25:constant: 0 -> 1':
+        'equivalent: the padding of one tile is 1 instead of 0, but every padded k has a zero in the other '
+        "tile's padding, and a padded row or column is never written",
+    'int4-gemv:30:12:constant: 0 -> 1':
+        'equivalent: another thread writes the result after the last barrier, when every thread sees the '
+        'finished reduction',
+    'sparse-24-gemv:8:8:constant: 128 -> 129':
+        'equivalent: the array is one element larger; nothing reads the extra one',
+    'sparse-24-gemv:38:13:constant: 0 -> 1':
+        'equivalent: another thread writes the result after the last barrier, when every thread sees the '
+        "finished reduction (lane 1 of the row's warp instead of lane 0)",
+    'attention:9:14:constant: 64 -> 65':
+        'equivalent: SOFTMAX_TPB = 65 makes the shared array one larger and 65 // 2 = 32 is the same first '
+        'stride over the 64 threads',
+    'attention:34:28:constant: 2 -> 3':
+        "fixed by case 'one spike per row Sq=4 Sk=64'",
+    'attention:35:19:constant: 0 -> 1':
+        "fixed by case 'one spike per row Sq=4 Sk=64'",
+    'attention:39:19:constant: 2 -> 3':
+        "fixed by case 'one spike per row Sq=4 Sk=64'",
+    'attention:43:4:guard: if j < n_keys: -> (guard dropped)':
+        'equivalent: a thread past the last key keeps s = -inf, and exp(-inf - max) = 0 is what it sets '
+        'anyway',
+    'attention:43:7:compare: j < n_keys -> j <= n_keys':
+        'equivalent: a thread past the last key keeps s = -inf, and exp(-inf - max) = 0 is what it sets '
+        'anyway',
+    'attention:61:30:compare: c < D -> c <= D':
+        'equivalent: the launch has exactly D = 16 channel threads (one block of 16 in x), so c < D always '
+        'holds',
+    'attention:61:7:guard: i < probs.shape[0] and c < D -> i < probs.shape[0]':
+        'equivalent: the launch has exactly D = 16 channel threads (one block of 16 in x), so c < D always '
+        'holds',
+    'flash-attention:11:5:constant: 16 -> 15':
+        'equivalent: BC is the tile height; every use (tile shapes, load loop, n_valid) follows it',
+    'flash-attention:11:5:constant: 16 -> 17':
+        'equivalent: BC is the tile height; every use (tile shapes, load loop, n_valid) follows it',
+    'flash-attention:32:23:range: n_k -> n_k + 1':
+        'equivalent: the extra iteration (only when k is a multiple of the tile) covers no k: its tiles are '
+        'all padding zeros (flash: n_valid = 0, so m, l and acc keep their values)',
+    'paged-attention:10:6:constant: 64 -> 65':
+        'equivalent: TPB = 65 makes the shared arrays one larger and 65 // 2 = 32 is the same first stride '
+        'over the 64 threads',
+    'paged-attention:33:20:constant: 2 -> 3':
+        "fixed by case 'one spike per sequence'",
+    'paged-attention:34:19:constant: 0 -> 1':
+        "fixed by case 'one spike per sequence'",
+    'paged-attention:38:19:constant: 2 -> 3':
+        "fixed by case 'one spike per sequence'",
+    'paged-attention:42:4:guard: if t < n: -> (guard dropped)':
+        'equivalent: a thread past the last key keeps s = -inf, and exp(-inf - max) = 0 is what it sets '
+        'anyway',
+    'paged-attention:42:7:compare: t < n -> t <= n':
+        'equivalent: a thread past the last key keeps s = -inf, and exp(-inf - max) = 0 is what it sets '
+        'anyway',
+    'speculative-verify:21:19:constant: 0 -> 1':
+        'equivalent: every lane holds the same ballot and so the same answer; lane 1 writes it instead of '
+        'lane 0',
+    'prune-threshold:14:23:range: n_cols -> n_cols + 1':
+        'equivalent: the extra round (only when n_cols is a multiple of 64) has no columns: every keep is 0',
+    'prune-threshold:20:23:constant: 1 -> 2':
+        'equivalent: syncthreads_count counts non-zero predicates, and `x if keep else 0.0` only tests keep',
+    'prune-threshold:23:12:constant: 0 -> 1':
+        'equivalent: another thread writes the result after the last barrier, when every thread sees the '
+        'finished reduction (syncthreads_count gives every thread the same count)',
+    'adamw:25:7:compare: (u & 0x7FFFFFFF) > 0x7F800000 -> u & 2147483647 >= 2139095040':
+        "equivalent on the puzzle's inputs: > and >= differ only at u = 0x7F800000 (+inf), and no AdamW "
+        'update in the cases (finite weights, gradients, moments) reaches inf',
+    'all-gather:15:7:compare: j < shard // 2 -> j <= shard // 2':
+        'loses a star: every value still arrives, but element S/2 comes clockwise too, so link 0->1 carries '
+        'one value more than N - 1 half-shards and the ★★ link budget is not met',
+    'distillation-kl:68:19:range: ITEMS -> ITEMS + 1':
+        'equivalent: item r = ITEMS has r * TPB + t >= V_MAX >= vocab, so its guard skips it',
+    'distillation-kl:69:11:compare: r * TPB + t < vocab -> r * TPB + t <= vocab':
+        'equivalent: a slot past the vocabulary holds s = t = -inf, and exp(-inf - max) = 0 adds nothing',
+    'distillation-kl:69:8:guard: if r * TPB + t < vocab: -> (guard dropped)':
+        'equivalent: a slot past the vocabulary holds s = t = -inf, and exp(-inf - max) = 0 adds nothing',
+    'distillation-kl:75:19:range: ITEMS -> ITEMS + 1':
+        'equivalent: item r = ITEMS has r * TPB + t >= V_MAX >= vocab, so its guard skips it',
+    'expert-all-to-all:34:12:guard: if ids[k] == i: -> (guard dropped)':
+        'loses a star: counts (scratch, not judged) become min(T, C), so dispatch also copies padding slots, '
+        'which land nowhere that is compared; the ★★ link budget (only counts and routed tokens) catches the '
+        'extra traffic',
+    'flash-decoding:25:7:compare: start >= n -> start > n':
+        'equivalent: with start == n the chunk has valid = 0 and its partial is never read (the combine reads'
+        ' ceil(n / CHUNK) pieces)',
+    'flash-decoding:28:22:range: CHUNK * D -> CHUNK * D + 1':
+        'equivalent: e = CHUNK * D gives j = CHUNK >= valid, so the guarded load skips it',
+    'flash-decoding:31:11:compare: j < valid -> j <= valid':
+        'equivalent: rows j >= valid are loaded from the cache (still inside its length, no fault) but no '
+        'score or weight reads them',
+    'flash-decoding:31:8:guard: if j < valid: -> (guard dropped)':
+        'equivalent: rows j >= valid are loaded from the cache (still inside its length, no fault) but no '
+        'score or weight reads them',
+    'flash-decoding:54:4:guard: if t < valid: -> (guard dropped)':
+        "equivalent: a thread past the chunk's keys keeps s = -inf, and exp(-inf - m) = 0 is what it sets "
+        'anyway',
+    'flash-decoding:54:7:compare: t < valid -> t <= valid':
+        "equivalent: a thread past the chunk's keys keeps s = -inf, and exp(-inf - m) = 0 is what it sets "
+        'anyway',
+    'fp16-accumulate:16:10:precision: numba.float32 -> np.float16':
+        "equivalent: numba unifies acc's types (a float16 start, float32 sums) to float32, so the accumulator"
+        ' stays float32',
+    'fp16-accumulate:18:15:precision: numba.float32 -> np.float16':
+        'equivalent: W is already float16 (a no-op cast), and the float32 x[c] still makes the product '
+        'float32 (exact: 11 x 11 bits)',
+    'fp16-accumulate:18:40:precision: numba.float32 -> np.float16':
+        'equivalent: x is already float16 (a no-op cast), and the float32 W[r, c] still makes the product '
+        'float32 (exact: 11 x 11 bits)',
+    'kv-cache-int8:35:7:compare: slot < 0 -> slot <= 0':
+        "fixed by case 'slot 0 and padding'",
+    'llm-int8:18:23:range: x.shape[0] -> x.shape[0] - 1':
+        "fixed by case 'last row, last column M=6 K=17 N=9'",
+    'llm-int8:31:22:range: cols -> cols - 1':
+        "fixed by case 'last row, last column M=6 K=17 N=9'",
+    'llm-int8:45:11:guard: outlier[k] == 0 and scale != 0 -> outlier[k] == 0':
+        'equivalent: with scale 0 every ordinary x of that row is 0, and round(0 / 0) = round(NaN) converts '
+        "to 0 (as PTX's cvt.rni does for NaN), the value the guard writes",
+    'llm-int8:66:23:range: inner -> inner + 1':
+        'equivalent: the extra iteration (only when the length is a multiple of the tile) covers nothing: its'
+        ' loads are guarded to zeros, so the sums do not change',
+    'llm-int8:66:23:range: inner -> inner - 1':
+        "fixed by case 'last row, last column M=6 K=17 N=9'",
+    'loss-scaling:20:7:guard: cuda.syncthreads_or(bad) and cuda.threadIdx.x == 0 -> cuda.syncthreads_or(bad)':
+        'equivalent: every thread of a block that saw a bad value does atomic.max(found_inf, 0, 1): the same '
+        '1, more atomics (no rule limits them)',
+    'matmul-1d-register-tiles:27:23:range: k -> k + 1':
+        'equivalent: the extra iteration (only when the length is a multiple of the tile) covers nothing: its'
+        ' loads are guarded to zeros, so the sums do not change',
+    'matmul-1d-register-tiles:27:23:range: k -> k - 1':
+        "equivalent on the puzzle's inputs: k is a multiple of BK = 8 in every case but the worked example (k"
+        ' = 2), as the description says, so range(0, k - 1, 8) has the same steps',
+    'matmul-2d-register-tiles:31:23:range: k -> k + 1':
+        'equivalent: the extra iteration (only when the length is a multiple of the tile) covers nothing: its'
+        ' loads are guarded to zeros, so the sums do not change',
+    'matmul-2d-register-tiles:31:23:range: k -> k - 1':
+        "equivalent on the puzzle's inputs: k is a multiple of BK = 8 in every case but the worked example (k"
+        ' = 2), as the description says, so range(0, k - 1, 8) has the same steps',
+    'matmul-conflict-free:33:23:range: k -> k + 1':
+        'equivalent: the extra iteration (only when the length is a multiple of the tile) covers nothing: its'
+        ' loads are guarded to zeros, so the sums do not change',
+    'matmul-conflict-free:33:23:range: k -> k - 1':
+        "fixed by case 'random 40x1 @ 1x136'",
+    'matmul-double-buffer:47:11:compare: s + 1 < steps -> s + 1 <= steps':
+        'equivalent: the extra prefetch after the last slice loads k past the end, which load_slices guards '
+        'to zeros in the buffer nobody reads again',
+    'matmul-double-buffer:47:8:guard: if s + 1 < steps: -> (guard dropped)':
+        'equivalent: the extra prefetch after the last slice loads k past the end, which load_slices guards '
+        'to zeros in the buffer nobody reads again',
+    'matmul-split-k:25:24:range: hi -> hi + 1':
+        'equivalent: the extra iteration (only when the length is a multiple of the tile) covers nothing: its'
+        ' loads are guarded to zeros, so the sums do not change',
+    'matmul-split-k:25:24:range: hi -> hi - 1':
+        "fixed by case 'random 24x1 @ 1x40, S=4'",
+    'matmul-thin-tiles:22:23:range: k -> k + 1':
+        'equivalent: the extra iteration (only when the length is a multiple of the tile) covers nothing: its'
+        ' loads are guarded to zeros, so the sums do not change',
+    'matmul-thin-tiles:22:23:range: k -> k - 1':
+        "fixed by case 'random 24x1 @ 1x40'",
+    'matmul-wide-loads:22:23:range: kw -> kw - 1':
+        "equivalent on the puzzle's inputs: packed rows are padded to a multiple of WORDS = 32 words "
+        '(ROW_ALIGN), so kw - 1 never drops a step',
+    'pipeline-1f1b:23:18:compare: i >= w.size -> i > w.size':
+        'equivalent: the launch has exactly w.size threads, so i == w.size never occurs',
+    'pipeline-1f1b:25:7:compare: op > 0 -> op >= 0':
+        'equivalent: op == 0 has already returned on the line above',
+    'ring-attention:54:8:guard: if step == steps - 1: -> (guard dropped)':
+        "equivalent: out is written on every step, and the last step's write (the only one the guard keeps) "
+        'overwrites the others',
+    'speculative-sampling:19:4:guard: if t < 32:  # warp 0: lane i tests draft position i -> (guard dropped)':
+        "equivalent: warps past the first have t >= g, so their ballots are 0 and only warp 0's lane 0 writes"
+        ' first[0]',
+    'speculative-sampling:23:21:compare: u_accept[b, t] * q_probs[b, t, x] >= p_probs[b, t, x] -> u_accept[b, t] * q_probs[b, t, x] > p_probs[b, t, x]':  # noqa: E501
+        "equivalent: the case generator keeps every deciding sum clear of its threshold by the puzzle's "
+        'MARGIN (docs/PUZZLE_AUTHORING.md, decision margins), so > and >= never see a tie',
+    'speculative-sampling:42:10:compare: off < TPB -> off <= TPB':
+        'equivalent: the extra step at off = TPB has no partner (t >= TPB never holds), so it adds 0',
+    'speculative-sampling:51:29:index: TPB - 1 -> TPB - 1 - 1':
+        "fixed by case 'last token likely, V=512'",
+    'speculative-sampling:52:17:compare: incl > goal -> incl >= goal':
+        "equivalent: the case generator keeps every deciding sum clear of its threshold by the puzzle's "
+        'MARGIN (docs/PUZZLE_AUTHORING.md, decision margins), so > and >= never see a tie; a zero-weight '
+        'token can never satisfy incl > goal >= incl - 0',
+    'speculative-sampling:52:33:compare: incl - r <= goal -> incl - r < goal':
+        "equivalent: the case generator keeps every deciding sum clear of its threshold by the puzzle's "
+        'MARGIN (docs/PUZZLE_AUTHORING.md, decision margins), so > and >= never see a tie; a zero-weight '
+        'token can never satisfy incl > goal >= incl - 0',
+    'speculative-sampling:52:7:compare: r > 0 -> r >= 0':
+        "equivalent: the case generator keeps every deciding sum clear of its threshold by the puzzle's "
+        'MARGIN (docs/PUZZLE_AUTHORING.md, decision margins), so > and >= never see a tie; a zero-weight '
+        'token can never satisfy incl > goal >= incl - 0',
+    'speculative-sampling:52:7:guard: r > 0 and incl > goal and incl - r <= goal -> incl > goal and incl - r <= goal':
+        "equivalent: the case generator keeps every deciding sum clear of its threshold by the puzzle's "
+        'MARGIN (docs/PUZZLE_AUTHORING.md, decision margins), so > and >= never see a tie; a zero-weight '
+        'token can never satisfy incl > goal >= incl - 0',
+    'top-k-sampling:39:47:compare: ij < ii -> ij <= ii':
+        'equivalent: ij == ii only for the same token; ids are distinct',
+    'top-k-sampling:52:11:compare: t < k -> t <= k':
+        'equivalent: lanes t >= k only add to inclusive sums past lane k - 1, and total and the hit test read'
+        ' lanes below k',
+    'top-k-sampling:52:8:guard: if t < k: -> (guard dropped)':
+        'equivalent: lanes t >= k only add to inclusive sums past lane k - 1, and total and the hit test read'
+        ' lanes below k',
+    'top-k-sampling:56:14:compare: off < K_MAX -> off <= K_MAX':
+        'equivalent: the extra shfl_up by 32 has no source lane (t >= 32 never holds)',
+    'top-k-sampling:62:37:compare: t < k -> t <= k':
+        'equivalent: lane k - 1 always hits (c = total > u * total), so the first hit is below lane k either '
+        'way',
+    'top-k-sampling:62:47:compare: c > u[b] * total -> c >= u[b] * total':
+        "equivalent: the case generator keeps every deciding sum clear of its threshold by the puzzle's "
+        'MARGIN (docs/PUZZLE_AUTHORING.md, decision margins), so > and >= never see a tie',
+    'top-p-sampling:100:21:range: 31 -> 31 + 1':
+        'equivalent: bit 32 gives a candidate above every 32-bit key, whose mass (0) never reaches the target',
+    'top-p-sampling:100:25:range: -1 -> -1 + 1':
+        "fixed by case 'adjacent floats at the boundary V=64'",
+    'top-p-sampling:100:25:range: -1 -> -1 - 1':
+        'equivalent in the simulator: bit -1 shifts 1 by -1, which gpusim (like PTX, taking the amount as '
+        'unsigned) makes 0, so the candidate equals the prefix and changes nothing',
+    'top-p-sampling:104:15:compare: key[r] >= cand -> key[r] > cand':
+        "fixed by case 'adjacent floats at the boundary V=64'",
+    'top-p-sampling:106:11:compare: block_sum(red, part, t) >= target -> block_sum(red, part, t) > target':
+        "equivalent: the case generator keeps every deciding sum clear of its threshold by the puzzle's "
+        'MARGIN (docs/PUZZLE_AUTHORING.md, decision margins), so > and >= never see a tie',
+    'top-p-sampling:122:11:compare: x[r] > 0 -> x[r] >= 0':
+        "equivalent: the case generator keeps every deciding sum clear of its threshold by the puzzle's "
+        'MARGIN (docs/PUZZLE_AUTHORING.md, decision margins), so > and >= never see a tie; a zero-weight '
+        'token can never satisfy incl > goal >= incl - 0',
+    'top-p-sampling:122:11:guard: x[r] > 0 and incl > goal and incl - x[r] <= goal -> incl > goal and incl - x[r] <= goal':  # noqa: E501
+        "equivalent: the case generator keeps every deciding sum clear of its threshold by the puzzle's "
+        'MARGIN (docs/PUZZLE_AUTHORING.md, decision margins), so > and >= never see a tie; a zero-weight '
+        'token can never satisfy incl > goal >= incl - 0',
+    'top-p-sampling:122:24:compare: incl > goal -> incl >= goal':
+        "equivalent: the case generator keeps every deciding sum clear of its threshold by the puzzle's "
+        'MARGIN (docs/PUZZLE_AUTHORING.md, decision margins), so > and >= never see a tie; a zero-weight '
+        'token can never satisfy incl > goal >= incl - 0',
+    'top-p-sampling:122:40:compare: incl - x[r] <= goal -> incl - x[r] < goal':
+        "equivalent: the case generator keeps every deciding sum clear of its threshold by the puzzle's "
+        'MARGIN (docs/PUZZLE_AUTHORING.md, decision margins), so > and >= never see a tie; a zero-weight '
+        'token can never satisfy incl > goal >= incl - 0',
+    'top-p-sampling:51:10:compare: off < TPB -> off <= TPB':
+        'equivalent: the extra step at off = TPB has no partner (t >= TPB never holds)',
+    'top-p-sampling:56:8:guard: if t >= off: -> (guard dropped)':
+        'equivalent: y is 0 for t < off, so adding it unguarded adds 0',
+    'top-p-sampling:92:11:compare: key[r] >= 0 -> key[r] > 0':
+        "equivalent on the puzzle's inputs: key 0 is the bit pattern 0xFFFFFFFF, a NaN, and no logit is NaN; "
+        'padding keys are -1',
+    'top-p-sampling:92:8:guard: if key[r] >= 0: -> (guard dropped)':
+        'equivalent: padding has x = -inf, so exp((x - m) / T) = 0 is its weight anyway',
+    'zero-adamw:25:7:compare: (u & 0x7FFFFFFF) > 0x7F800000 -> u & 2147483647 >= 2139095040':
+        "equivalent on the puzzle's inputs: > and >= differ only at u = 0x7F800000 (+inf), and no AdamW "
+        'update in the cases (finite weights, gradients, moments) reaches inf',
+}
