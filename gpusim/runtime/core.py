@@ -49,25 +49,32 @@ def fma64(a, b, c):
 
 
 def fma_narrow(a, b, c, dtype: np.dtype):
-    """``a*b + c`` for float16/float32 with one rounding. The float64 product of two narrower floats is exact;
-    the float64 sum is rounded to *odd* (its error, TwoSum's, says which neighbour), so the one rounding to
-    ``dtype`` that follows is the fused result: 53 bits are more than 24 + 1, and a sum rounded to nearest in
-    float64 could land on a float32 midpoint and round a second time the wrong way."""
+    """``a*b + c`` for float16/float32 with one rounding. The float64 product of two narrower floats is exact,
+    and one rounding of the float64 sum to ``dtype`` is the fused result unless that sum, itself rounded, landed
+    on a midpoint of ``dtype`` and rounds a second time. Such a sum has at least 28 trailing zero bits (as an
+    exact ``dtype`` value has), so only those lanes are looked at: where the sum was inexact (TwoSum's error),
+    it is rounded to *odd* instead, and the one rounding that follows is then exact (53 bits > 24 + 1)."""
     f64 = np.float64
     with np.errstate(all="ignore"):
         p = f64(a) * f64(b)
-        c = f64(c)
-        s = p + c
-        z = s - p
-        e = (p - (s - z)) + (c - z)                     # s + e == p + c exactly
-        if isinstance(s, np.ndarray):
-            inexact = (e != 0) & ((s.view(np.int64) & 1) == 0) & np.isfinite(s)
-            if inexact.any():
-                s = np.where(inexact, np.nextafter(s, np.where(e > 0, np.inf, -np.inf)), s)
-            return s.astype(dtype)
-        if e != 0 and np.isfinite(s) and not (int(np.float64(s).view(np.int64)) & 1):
-            s = np.nextafter(s, np.inf if e > 0 else -np.inf)
-        return dtype.type(s)
+        s = p + f64(c)
+        if not isinstance(s, np.ndarray):
+            return dtype.type(_to_odd_sum(s, p, f64(c)))
+        suspect = np.flatnonzero((s.view(np.int64) & 0x0FFFFFFF) == 0)
+        if len(suspect):
+            pp = np.broadcast_to(p, s.shape)[suspect]
+            cc = np.broadcast_to(f64(c), s.shape)[suspect]
+            s = s.copy() if not s.flags.writeable else s
+            s[suspect] = _to_odd_sum(s[suspect], pp, cc)
+        return s.astype(dtype)
+
+
+def _to_odd_sum(s, p, c):
+    """``s = fl(p + c)`` rounded to odd instead: its neighbour with an odd last bit where the sum was inexact."""
+    z = s - p
+    e = (p - (s - z)) + (c - z)                         # s + e == p + c exactly (TwoSum)
+    even = (np.asarray(s).view(np.int64) & 1) == 0
+    return np.where((e != 0) & even & np.isfinite(s), np.nextafter(s, np.where(e > 0, np.inf, -np.inf)), s)
 
 
 def _squaring(a, e, t, vec: bool):
