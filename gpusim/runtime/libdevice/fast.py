@@ -95,12 +95,17 @@ def fast_sincosf(x):
 
 
 def fast_fdividef(x, y):
-    """``div.approx.f32``: x times the reciprocal of y; 0 where 2^126 < |y| < 2^128 (inf x gives NaN there)."""
+    """``div.approx.f32``: x times the reciprocal of y. A subnormal y is scaled up first (x with it), so
+    ``0 / 2^-149`` is 0 and ``2^-149 / 2^-149`` is 1; where 2^126 < |y| < 2^128 the result is 0 with the sign
+    of x * y (inf x gives NaN): the H200's results."""
     (x, y), sc = lanes(x, y)
     with np.errstate(all="ignore"):
+        small = np.abs(y) < F32(2.0 ** -126)
+        scale = np.where(small, F32(2.0 ** 24), F32(1))
+        x, y = x * scale, y * scale
         r = x * _f32(1.0 / y.astype(F64))
         huge = (np.abs(y) > F32(2.0 ** 126)) & np.isfinite(y)
-        r = np.where(huge, np.where(np.isinf(x), F32(np.nan), x * F32(0)), r)
+        r = np.where(huge, x * np.copysign(F32(0), y), r)
     return done(_f32(r), sc)
 
 
