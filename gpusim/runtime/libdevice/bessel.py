@@ -206,22 +206,32 @@ def _miller(n, x):
     return at_n / (total - cur)
 
 
-def jn(n, x):
-    (n, x), sc = lanes(n, x)
+def _orders_0_and_1(scalar, n, x):
+    """``(n, x, out)``: the arguments as equal-shaped lanes, and the result with the lanes of order 0 and 1
+    computed by ``scalar`` (NaN elsewhere, the value of a negative order)."""
     n, x = np.broadcast_arrays(np.asarray(n).astype(np.int64), x)
     out = np.full(x.shape, np.nan, x.dtype)
+    low = (n == 0) | (n == 1)
+    if low.any():
+        out[low] = _each(scalar, n[low], x[low])
+    return n, x, out
+
+
+def _upward_from(scalar, n, x, **kw):
+    zeros = np.zeros(x.shape, np.int64)
+    return _upward(n, x, _each(scalar, zeros, x), _each(scalar, zeros + 1, x), **kw)
+
+
+def jn(n, x):
+    (n, x), sc = lanes(n, x)
     with np.errstate(all="ignore"):
-        low = (n == 0) | (n == 1)
-        if low.any():
-            out[low] = _each(jn_scalar, n[low], x[low])
+        n, x, out = _orders_0_and_1(jn_scalar, n, x)
         if x.dtype == F64:
             up = (n >= 2) & (np.abs(x) > (n - 1).astype(F64))
         else:
             up = (n >= 2) & (np.abs(x) > (n + (n > 4)).astype(F32))
         if up.any():
-            xs = x[up]
-            out[up] = _upward(n[up], xs, _each(jn_scalar, np.zeros(xs.shape, np.int64), xs),
-                              _each(jn_scalar, np.ones(xs.shape, np.int64), xs), scale_value=x.dtype == F32)
+            out[up] = _upward_from(jn_scalar, n[up], x[up], scale_value=x.dtype == F32)
         down = (n >= 2) & ~up
         if down.any():
             out[down] = _miller(n[down], x[down])
@@ -230,12 +240,8 @@ def jn(n, x):
 
 def yn(n, x):
     (n, x), sc = lanes(n, x)
-    n, x = np.broadcast_arrays(np.asarray(n).astype(np.int64), x)
-    out = np.full(x.shape, np.nan, x.dtype)
     with np.errstate(all="ignore"):
-        low = (n == 0) | (n == 1)
-        if low.any():
-            out[low] = _each(yn_scalar, n[low], x[low])
+        n, x, out = _orders_0_and_1(yn_scalar, n, x)
         high = (n >= 2) & (x >= 0)
         if x.dtype == F64:
             tiny = high & (np.abs(x) < F64(np.uint64(0x000730D67819E8D2).view(F64)))
@@ -245,9 +251,7 @@ def yn(n, x):
             out[tiny] = F32(-1e9) / np.abs(x[tiny])
         up = high & ~tiny
         if up.any():
-            xs = x[up]
-            r = _upward(n[up], xs, _each(yn_scalar, np.zeros(xs.shape, np.int64), xs),
-                        _each(yn_scalar, np.ones(xs.shape, np.int64), xs))
+            r = _upward_from(yn_scalar, n[up], x[up])
             out[up] = np.where(np.isnan(r), x.dtype.type(-np.inf), r)
     return done(out, sc)
 
