@@ -7,10 +7,11 @@ float64, rounded once to float32); the float32 steps around them are computed ex
 ``fast_expf(x)`` is ``ex2(x * 1.44269502f)`` with the product rounded to float32, ``fast_logf(x)`` is
 ``lg2(x) * 0.693147182f``, and so on. That rounded product is where most of the documented error comes from
 (CUDA C++ Programming Guide, "Intrinsic Functions": ``__expf`` within ``2 + floor(abs(1.173 * x))`` ulp,
-``__exp10f`` within ``2 + floor(abs(2.97 * x))``), so gpusim's results carry the same large-argument error;
-``__sinf``/``__cosf`` take the angle as the GPU reduces it (``_turns``); what remains between gpusim and the
-GPU is the instructions' own few ulps (``__sinf``/``__cosf``: absolute error 2^-21.41 / 2^-21.19; ``__logf``: 2^-21.41 absolute on [0.5, 2], else 3 ulp;
-``__log2f``: 2^-22 absolute on [0.5, 2], else 2 ulp; ``__fdividef``: 2 ulp for 2^-126 <= |y| <= 2^126).
+``__exp10f`` within ``2 + floor(abs(2.97 * x))``), so gpusim's results carry the same large-argument error.
+``__sinf``/``__cosf`` take the angle as the GPU reduces it (``_turns``). What remains between gpusim and the
+GPU is the instructions' own few ulps (``__sinf``/``__cosf``: absolute error 2^-21.41 / 2^-21.19;
+``__logf``: 2^-21.41 absolute on [0.5, 2], else 3 ulp; ``__log2f``: 2^-22 absolute on [0.5, 2], else 2 ulp;
+``__fdividef``: 2 ulp for 2^-126 <= |y| <= 2^126).
 numba-cuda compiles without fast-math unless asked, so subnormals are kept (the non-``ftz`` forms).
 """
 
