@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "gpusim"))
 
-from libdevice_cases import EXACT, SIGNATURES, N, distance, input_digest, inputs, kernels, ordered, outputs  # noqa: E402
+from libdevice_cases import EXACT, FAR, SIGNATURES, N, distance, input_digest, inputs, kernels, ordered, outputs  # noqa: E402
 from numba import cuda  # noqa: E402
 
 THREADS = 128
@@ -111,7 +111,7 @@ def main() -> int:
     counts: dict[str, int] = {}
     keep: dict[str, np.ndarray] = {}
     test_data: dict[str, np.ndarray] = {}
-    bounds: dict[str, int] = {}
+    bounds: dict[str, list[int]] = {}
     t0 = time.time()
     for name in names:
         gpu, gpu_error = None, ""
@@ -147,7 +147,8 @@ def main() -> int:
                     if opts.test_data:
                         test_data.update({f"{name}:{j}": g for j, g in enumerate(gpu)})
                         test_data[f"{name}:inputs"] = np.array(input_digest(args))
-                        bounds[name] = max(int(distance(g, s_).max()) for g, s_ in zip(gpu, sim))
+                        d = np.stack([distance(g, s_) for g, s_ in zip(gpu, sim)])
+                        bounds[name] = [int(d.max()), int((d.max(axis=0) > FAR).sum())]
         flag = "EXACT " if EXACT.match(name) and verdict in ("differs", "gpusim error") or (
             EXACT.match(name) and verdict.startswith("max")) else ""
         key = verdict.split(" ulp")[0] if verdict.startswith("max") else verdict
@@ -158,10 +159,12 @@ def main() -> int:
         data = ROOT / "tests" / "gpusim" / "data"
         test_data["source"] = np.array(opts.test_data)
         np.savez_compressed(data / "libdevice_h200.npz", **test_data)
-        (data / "libdevice_h200_bounds.json").write_text(json.dumps(
-            {"note": "gpusim's largest distance from the GPU's results (ulps; 0 the same bits) per function, "
-                     "written by benchmarks/gpu/libdevice_check.py --test-data", "source": opts.test_data,
-             "bounds": bounds}, indent=0, sort_keys=True) + "\n")
+        head = {"note": f"per function: gpusim's largest distance from the GPU's results (ulps; 0 the same "
+                        f"bits), and on how many inputs it is more than {FAR} ulps away; written by "
+                        "benchmarks/gpu/libdevice_check.py --test-data", "source": opts.test_data}
+        lines = [f"{json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(bounds.items())]
+        (data / "libdevice_h200_bounds.json").write_text(
+            json.dumps(head, indent=1)[:-2] + ',\n "bounds": {\n  ' + ",\n  ".join(lines) + "\n }\n}\n")
         print(f"wrote the test data to {data}")
     if opts.save and keep:
         np.savez_compressed(opts.save, **keep)

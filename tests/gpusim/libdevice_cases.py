@@ -22,6 +22,8 @@ from numba.cuda import libdevicefuncs
 from numba.cuda.types import BaseTuple
 
 N = 1024
+#: ulps past which an input counts as far off, in the GPU comparison's recorded bounds
+FAR = 2
 
 #: functions whose results are specified bit for bit (IEEE rounding, PTX conversions, integer arithmetic)
 EXACT = re.compile(r"^([fd](add|sub|mul|div|rcp|sqrt)_r[dunz]|fmaf?(_r[dunz])?|frsqrt_rn|.*2.*_r[dunz]|"
