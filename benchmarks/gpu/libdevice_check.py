@@ -4,6 +4,9 @@
     python3 benchmarks/gpu/libdevice_check.py --save OUT.npz       # ... and keep the GPU's results
     python3 benchmarks/gpu/libdevice_check.py --gpu-results OUT.npz   # compare with results saved before
     python3 benchmarks/gpu/libdevice_check.py --no-gpu             # gpusim's half only (any machine)
+    python3 benchmarks/gpu/libdevice_check.py --gpu-results OUT.npz --test-data "H200, numba-cuda 0.30.4, DATE"
+        # ... and write tests/gpusim/data/libdevice_h200.npz (the GPU's results) and _bounds.json (gpusim's
+        # distance from them now: the regression guard of tests/gpusim/test_libdevice_h200.py)
 
 The kernels and inputs are tests/gpusim/libdevice_cases.py's (one kernel per function; 1024 inputs each:
 special values, every pair of them, random values over all exponents). One line per function:
@@ -21,6 +24,7 @@ libdevice, so without a GPU only gpusim runs (and every function must run there)
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 import time
@@ -35,27 +39,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "gpusim"))
 
-from libdevice_cases import SIGNATURES, N, inputs, kernels, outputs  # noqa: E402
+from libdevice_cases import EXACT, FAR, SIGNATURES, N, distance, input_digest, inputs, kernels, ordered, outputs  # noqa: E402
 from numba import cuda  # noqa: E402
 
-#: functions whose results are specified bit for bit (IEEE rounding, PTX conversions, integer arithmetic)
-EXACT = re.compile(r"^([fd](add|sub|mul|div|rcp|sqrt)_r[dunz]|fmaf?(_r[dunz])?|frsqrt_rn|.*2.*_r[dunz]|"
-                   r"(float_as_int|int_as_float|double_as_longlong|longlong_as_double|double2hiint|"
-                   r"double2loint|hiloint2double|half2float)|u?r?hadd|u?mulhi|u?mul64hi|u?mul24|u?sad|"
-                   r"byte_perm|u?(ll)?(max|min)|ll(abs)?|abs|brev(ll)?|popc(ll)?|clz(ll)?|ffs(ll)?|"
-                   r"(nearbyint|rint|round|trunc|floor|ceil|fabs|copysign|fdim|fmax|fmin|ldexp|scalbn|"
-                   r"frexp|modf|logb|ilogb|llrint|llround|signbit|saturate|isnan|isinf|finite|isfinite)[fd]?)$")
 THREADS = 128
-
-
-def _ordered(a: np.ndarray) -> np.ndarray:
-    """Floats as integers in the floats' order (ulp distance = difference), as int64."""
-    it = np.int32 if a.dtype.itemsize == 4 else np.int64
-    if a.dtype == np.float16:
-        it = np.int16
-    i = a.view(it).astype(np.int64)
-    top = np.int64(np.iinfo(it).max)
-    return np.where(i < 0, -(i & top), i)
 
 
 def compare(gpu: list[np.ndarray], sim: list[np.ndarray], args: list[np.ndarray]) -> tuple[str, str]:
@@ -68,7 +55,7 @@ def compare(gpu: list[np.ndarray], sim: list[np.ndarray], args: list[np.ndarray]
             if nan_mismatch.any():
                 return "differs", _where(nan_mismatch, gpu, sim, args)
             with np.errstate(all="ignore"):
-                d = np.where(same, 0, np.abs(_ordered(g) - _ordered(s)))
+                d = np.where(same, 0, np.abs(ordered(g) - ordered(s)))
             if d.max(initial=0) > worst:
                 worst, worst_at = int(d.max()), int(np.argmax(d))
         else:
@@ -110,6 +97,8 @@ def main() -> int:
     ap.add_argument("--save", help="write the GPU's results to this .npz file")
     ap.add_argument("--gpu-results", help="compare with the GPU's results saved in this .npz file")
     ap.add_argument("--only", help="a regular expression: the functions to run")
+    ap.add_argument("--test-data", metavar="SOURCE", help="with --gpu-results: write the test data of "
+                    "tests/gpusim/test_libdevice_h200.py; SOURCE says where the results came from")
     opts = ap.parse_args()
     names = sorted(n for n in SIGNATURES if not opts.only or re.search(opts.only, n))
     saved = dict(np.load(opts.gpu_results)) if opts.gpu_results else None
@@ -121,6 +110,8 @@ def main() -> int:
 
     counts: dict[str, int] = {}
     keep: dict[str, np.ndarray] = {}
+    test_data: dict[str, np.ndarray] = {}
+    bounds: dict[str, list[int]] = {}
     t0 = time.time()
     for name in names:
         gpu, gpu_error = None, ""
@@ -153,12 +144,28 @@ def main() -> int:
                     verdict, detail = "ran on gpusim", ""
                 else:
                     verdict, detail = compare(gpu, sim, args)
+                    if opts.test_data:
+                        test_data.update({f"{name}:{j}": g for j, g in enumerate(gpu)})
+                        test_data[f"{name}:inputs"] = np.array(input_digest(args))
+                        d = np.stack([distance(g, s_) for g, s_ in zip(gpu, sim)])
+                        bounds[name] = [int(d.max()), int((d.max(axis=0) > FAR).sum())]
         flag = "EXACT " if EXACT.match(name) and verdict in ("differs", "gpusim error") or (
             EXACT.match(name) and verdict.startswith("max")) else ""
         key = verdict.split(" ulp")[0] if verdict.startswith("max") else verdict
         key = "within ulps" if key.startswith("max") else key
         counts[flag + key] = counts.get(flag + key, 0) + 1
         print(f"{name:<20} {flag}{verdict} {detail}".rstrip(), flush=True)
+    if opts.test_data and test_data:
+        data = ROOT / "tests" / "gpusim" / "data"
+        test_data["source"] = np.array(opts.test_data)
+        np.savez_compressed(data / "libdevice_h200.npz", **test_data)
+        head = {"note": f"per function: gpusim's largest distance from the GPU's results (ulps; 0 the same "
+                        f"bits), and on how many inputs it is more than {FAR} ulps away; written by "
+                        "benchmarks/gpu/libdevice_check.py --test-data", "source": opts.test_data}
+        lines = [f"{json.dumps(k)}: {json.dumps(v)}" for k, v in sorted(bounds.items())]
+        (data / "libdevice_h200_bounds.json").write_text(
+            json.dumps(head, indent=1)[:-2] + ',\n "bounds": {\n  ' + ",\n  ".join(lines) + "\n }\n}\n")
+        print(f"wrote the test data to {data}")
     if opts.save and keep:
         np.savez_compressed(opts.save, **keep)
         print(f"saved the GPU's results to {opts.save}")

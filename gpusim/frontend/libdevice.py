@@ -9,7 +9,9 @@ What each becomes:
 
 * the C math functions (``expf``, ``exp``, ``atan2f``, ``tgamma``, ...): the ``math.*`` intrinsic of that
   name in the declared type. numba lowers ``math.exp`` of a float32 to this same ``__nv_expf``.
-* ``fmax``/``fmin``: C's, which return the other operand when one is NaN (IR ``max``/``min`` propagate NaN).
+* ``fmax``/``fmin``: C's, which return the other operand when one is NaN (IR ``max``/``min`` propagate NaN),
+  and order -0 below +0, as the H200 does: ``fmax(-0.0, 0.0)`` and ``fmax(0.0, -0.0)`` are +0, ``fmin`` of
+  them -0.
 * arithmetic rounded to nearest (``fadd_rn``, ``fmul_rn``, ``ddiv_rn``, ``frcp_rn``, ``fsqrt_rn``, ...):
   the plain operation, which rounds to nearest already, but never contracted into a fused multiply-add:
   libdevice writes them as ``add.rn``/``mul.rn`` instructions, which the compiler leaves apart. Operands and
@@ -194,9 +196,16 @@ def _apart(low: Any, xs: list[N.Expr], make: Any, ret: Scalar, line: int) -> N.E
 
 
 def _c_max(op: str, a: N.Expr, b: N.Expr, t: Scalar, line: int) -> N.Expr:
-    """C's fmax/fmin of two temporaries: the other operand where one is NaN, else max/min."""
+    """C's fmax/fmin of two temporaries: the other operand where one is NaN; of two equal values (+0 and -0
+    among them) the one whose sign is the larger (max) or the smaller (min); else max/min."""
     def isnan(x: N.Expr) -> N.Expr:
         return N.Intrinsic("math.isnan", [x], type=BOOL, line=line)
 
-    both = N.Intrinsic(op, [a, b], type=t, line=line)
+    one = N.Const(1.0, type=t, line=line)
+    negative_a = N.Compare("lt", N.Intrinsic("math.copysign", [one, a], type=t, line=line),
+                           N.Const(0.0, type=t, line=line), type=BOOL, line=line)
+    first, second = (b, a) if op == "max" else (a, b)
+    equal = N.Select(negative_a, first, second, type=t, line=line)
+    both = N.Select(N.Compare("eq", a, b, type=BOOL, line=line), equal,
+                    N.Intrinsic(op, [a, b], type=t, line=line), type=t, line=line)
     return N.Select(isnan(a), b, N.Select(isnan(b), a, both, type=t, line=line), type=t, line=line)

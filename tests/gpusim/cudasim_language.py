@@ -208,9 +208,11 @@ def ufuncs_whole(a, b, s, t, m):
 
 @cuda.jit
 def ufunc_scalar(out, x, k):
+    # ufuncs numba-cuda 0.30.4 can lower (numba/cuda/ufuncs.py's table): np.sqrt and np.exp2 are typed but
+    # missing from it, and fail on a real GPU with KeyError: <ufunc 'sqrt'>
     i = cuda.grid(1)
     if i < out.size:
-        out[i] = np.sqrt(x[i]) + np.exp2(k)
+        out[i] = np.fmax(x[i], 1.5) + np.left_shift(k, 1)
 
 
 # -- for over arrays, tuples, enumerate and zip -------------------------------------------------------------------

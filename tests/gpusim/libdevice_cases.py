@@ -11,7 +11,9 @@ over all exponents.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import re
 import tempfile
 from pathlib import Path
 
@@ -20,6 +22,16 @@ from numba.cuda import libdevicefuncs
 from numba.cuda.types import BaseTuple
 
 N = 1024
+#: ulps past which an input counts as far off, in the GPU comparison's recorded bounds
+FAR = 2
+
+#: functions whose results are specified bit for bit (IEEE rounding, PTX conversions, integer arithmetic)
+EXACT = re.compile(r"^([fd](add|sub|mul|div|rcp|sqrt)_r[dunz]|fmaf?(_r[dunz])?|frsqrt_rn|.*2.*_r[dunz]|"
+                   r"(float_as_int|int_as_float|double_as_longlong|longlong_as_double|double2hiint|"
+                   r"double2loint|hiloint2double|half2float)|u?r?hadd|u?mulhi|u?mul64hi|u?mul24|u?sad|"
+                   r"byte_perm|u?(ll)?(max|min)|ll(abs)?|abs|brev(ll)?|popc(ll)?|clz(ll)?|ffs(ll)?|"
+                   r"(nearbyint|rint|round|trunc|floor|ceil|fabs|copysign|fdim|fmax|fmin|ldexp|scalbn|"
+                   r"frexp|modf|logb|ilogb|llrint|llround|signbit|saturate|isnan|isinf|finite|isfinite)[fd]?)$")
 
 
 def _signatures() -> dict[str, tuple[tuple[np.dtype, ...], tuple[np.dtype, ...]]]:
@@ -133,6 +145,41 @@ def inputs(name: str, n: int = N, seed: int = 0) -> list[np.ndarray]:
     return out
 
 
+def input_digest(args: list[np.ndarray]) -> str:
+    """A short digest of a function's arguments (their bytes): recorded beside the GPU's results, so that a
+    change to ``inputs`` cannot pass unnoticed against results computed from the old ones."""
+    h = hashlib.sha256()
+    for a in args:
+        h.update(str(a.dtype).encode())
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()[:16]
+
+
 def outputs(name: str, n: int = N) -> list[np.ndarray]:
     _, rets = SIGNATURES[name]
     return [np.zeros(n, r) for r in rets]
+
+
+# ------------------------------------------------------------------------------------------- comparing
+
+
+def ordered(a: np.ndarray) -> np.ndarray:
+    """Floats as integers in the floats' order (ulp distance = difference), as int64."""
+    it = {2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize]
+    i = a.view(it).astype(np.int64)
+    top = np.int64(np.iinfo(it).max)
+    return np.where(i < 0, -(i & top), i)
+
+
+def distance(want: np.ndarray, got: np.ndarray) -> np.ndarray:
+    """Per input, how far ``got`` is from ``want``: 0 for the same bits (any NaN equals any NaN); for floats
+    the distance in ulps (+0 and -0 are 1 apart); ``-1`` where one is NaN and the other is not, or where
+    integers differ at all."""
+    if want.dtype.kind != "f":
+        return np.where(want == got, 0, -1)
+    same = (np.isnan(want) & np.isnan(got)) | (want.view(f"u{want.itemsize}") == got.view(f"u{got.itemsize}"))
+    with np.errstate(all="ignore"):
+        d = np.abs(ordered(want) - ordered(got))
+    d = np.where(d == 0, 1, d)                                  # only +0/-0 differ with equal ordering
+    d = np.where(same, 0, d)
+    return np.where(np.isnan(want) != np.isnan(got), -1, d)

@@ -165,7 +165,7 @@ def test_exponents_rounding_and_sign(ks):
     assert run(ks, "rint", v)[:7].tolist() == [float(round(Fraction(t))) for t in v[:7]]    # halves to even
     assert run(ks, "nearbyintf", v[:5].astype(np.float32)).tolist() == [0.0, 2.0, 2.0, -0.0, -2.0]
     ll = run(ks, "llround", v)
-    assert ll[:5].tolist() == [1, 2, 3, -1, -3] and ll[8] == 2 ** 63 - 1 and ll[9] == 0
+    assert ll[:5].tolist() == [1, 2, 3, -1, -3] and ll[8] == 2 ** 63 - 1 and ll[9] == -(2 ** 63)   # NaN: the H200
     assert run(ks, "llrint", v)[:5].tolist() == [0, 2, 2, 0, -2]
     assert run(ks, "llroundf", np.array([-2.5, 1e20], np.float32)).tolist() == [-3, 2 ** 63 - 1]
     s = run(ks, "saturatef", np.array([-1.0, -0.0, 0.5, 2.0, np.nan, np.inf], np.float32))
@@ -219,7 +219,8 @@ def test_fast_functions_round_the_argument_product_as_the_gpu_does(ks):
     assert np.abs(run(ks, "fast_cosf", t) - np.cos(t.astype(np.float64))).max() <= 2.0 ** -21.19
     s, c = run(ks, "fast_sincosf", t)
     assert np.array_equal(s, run(ks, "fast_sinf", t)) and np.array_equal(c, run(ks, "fast_cosf", t))
-    assert np.allclose(run(ks, "fast_tanf", t), np.tan(t.astype(np.float64)), rtol=1e-6)
+    t64 = t.astype(np.float64)                              # sin's and cos's errors, over cos^2
+    assert (np.abs(run(ks, "fast_tanf", t) - np.tan(t64)) <= 2.0 ** -20 / np.cos(t64) ** 2).all()
     assert ulps(run(ks, "fast_powf", np.array([2.0, 3.0], np.float32), np.array([10.0, 2.0], np.float32)),
                 [1024.0, 9.0], np.float32).max() <= 2
     q = run(ks, "fast_fdividef", np.array([1.0, 3.0, 1.0, np.inf], np.float32),
@@ -252,21 +253,27 @@ def test_bessel_functions_match_tables_an_integral_and_the_wronskian(ks):
         assert np.allclose(wronskian, 1, rtol=0, atol=1e-13), n
     neg = run(ks, "jn", np.array([-3, 3, 2], np.int32), np.array([2.0, -2.0, -2.0]))
     pos = run(ks, "jn", np.array([3], np.int32), np.array([2.0]))[0]
-    assert neg.tolist() == [-pos, -pos, run(ks, "jn", np.array([2], np.int32), np.array([2.0]))[0]]
-    orders, xs = [70, 2, 5, 3000], [1e-300, 1e-160, 1e-10, 30.0]
+    assert np.isnan(neg[0])                                 # a negative order: NaN (libdevice's docs)
+    assert neg.tolist()[1:] == [-pos, run(ks, "jn", np.array([2], np.int32), np.array([2.0]))[0]]
+    orders, xs = [5, 3000], [1e-10, 30.0]
     tiny = run(ks, "jn", np.array(orders, np.int32), np.array(xs))
     leading = [float((Fraction(v) / 2) ** n / math.factorial(n)) for n, v in zip(orders, xs)]   # (x/2)^n / n!
-    assert tiny.tolist()[:3] == leading[:3]                 # the next term is ~1e-21 smaller
-    assert tiny[3] == 0                                     # 15^3000 / 3000! is about 1e-5600
+    assert abs(tiny[0] - leading[0]) <= 1e-14 * leading[0]  # the next term is ~1e-21 smaller
+    assert tiny[1] == 0                                     # 15^3000 / 3000! is about 1e-5600
+    # Miller's recurrence overflows where one step grows more than 1e15-fold (k * 2/x): NaN, as on the H200
+    # (jn(2, 0.0), jn(68, 1.03e-29) are NaN in its recorded results), though the true values are ~0
+    over = run(ks, "jn", np.array([70, 2, 2, 68], np.int32), np.array([1e-300, 1e-160, 0.0, 1.03e-29]))
+    assert np.isnan(over).all()
     assert run(ks, "yn", np.array([70, 2], np.int32), np.array([1e-300, 1e-160])).tolist() == [-np.inf] * 2
+    assert np.isnan(run(ks, "yn", np.array([-2, 2], np.int32), np.array([1.0, -1.0]))).all()
     sp = run(ks, "y0", np.array([0.0, -1.0, np.inf, np.nan]))
     assert sp[0] == -np.inf and np.isnan(sp[1]) and sp[2] == 0 and np.isnan(sp[3])
     assert run(ks, "j0", np.array([0.0, np.inf]))[:2].tolist() == [1.0, 0.0]
     xf = np.array([0.5, 3.0, 30.0], np.float32)
     assert ulps(run(ks, "j0f", xf), run(ks, "j0", xf.astype(np.float64)), np.float32).max() <= 0.5
     assert ulps(run(ks, "y1f", xf), run(ks, "y1", xf.astype(np.float64)), np.float32).max() <= 0.5
-    n3 = np.full(3, 3, np.int32)
-    assert ulps(run(ks, "jnf", n3, xf), run(ks, "jn", n3, xf.astype(np.float64)), np.float32).max() <= 0.5
+    n3 = np.full(3, 3, np.int32)                            # jnf recurs in float32: a few ulps
+    assert ulps(run(ks, "jnf", n3, xf), run(ks, "jn", n3, xf.astype(np.float64)), np.float32).max() <= 8
 
 
 def test_all_inputs_of_the_shared_cases_run(ks):

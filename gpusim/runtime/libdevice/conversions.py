@@ -1,8 +1,10 @@
 """libdevice's conversions, as the PTX ``cvt`` instructions they are define them.
 
 * float -> integer (``float2int_rn``, ``double2ull_rz``, ...): rounded to an integer by the mode (``rni``
-  to nearest even, ``rzi`` toward zero, ``rmi`` down, ``rpi`` up), then saturated to the destination's range;
-  NaN gives 0, and a negative value gives 0 for an unsigned destination. numba-cuda types the unsigned
+  to nearest even, ``rzi`` toward zero, ``rmi`` down, ``rpi`` up), then saturated to the destination's range
+  (a negative value gives 0 for an unsigned destination). NaN gives 0 from a float32 to a 32-bit integer, and
+  the destination's top bit alone (0x80000000, 0x8000000000000000: signed or not) from a float64 or to a
+  64-bit integer: what the H200 returns (tests/gpusim/data/libdevice_h200.npz). numba-cuda types the unsigned
   results as int32/int64: the same bits.
 * integer -> float and float64 -> float32 (``ll2float_rd``, ``double2float_ru``, ...): the exact value
   rounded by the mode (``gpusim.runtime.libdevice.rounding``). An int64 is split into two parts that float64
@@ -25,8 +27,8 @@ _HALF = 8 * np.dtype(np.uint32).itemsize       # bits in each half of a float64
 
 
 def float_to_int(x, dest: str, mode: str):
-    """``cvt.r?i.{s,u}{32,64}.f{32,64}``: rounded by ``mode``, saturated, NaN -> 0; returned as the signed
-    type numba-cuda declares (an unsigned result keeps its bits)."""
+    """``cvt.r?i.{s,u}{32,64}.f{32,64}``: rounded by ``mode``, saturated, NaN as the module says; returned
+    as the signed type numba-cuda declares (an unsigned result keeps its bits)."""
     (x,), sc = lanes(x)
     t, unsigned, bits = _INTS[dest]
     with np.errstate(all="ignore"):
@@ -38,7 +40,8 @@ def float_to_int(x, dest: str, mode: str):
         inside = (f >= lo) & (f < hi)
         kind = ut if unsigned else t
         v = np.where(inside, np.where(inside, f, 0.0).astype(kind), np.where(f >= hi, top, bottom))
-        v = np.where(np.isnan(f), kind(0), v).astype(kind)
+        nan = kind(0) if x.dtype == F32 and bits == 32 else (ut(1) << ut(bits - 1)).astype(kind)
+        v = np.where(np.isnan(f), nan, v).astype(kind)
     return done(v.view(t) if unsigned else v, sc)
 
 

@@ -103,7 +103,7 @@ def _erfcx_pos(x):
         for k in range(1, 12):
             term = term * -(2 * k - 1) * inv
             total = total + term
-        large = total / (x * math.sqrt(math.pi))
+        large = total / math.sqrt(math.pi) / x                # x * sqrt(pi) would overflow near 1e308
     return np.where(x < 25, small, np.where(np.isinf(x), 0.0, large))
 
 
@@ -212,9 +212,23 @@ def rcbrt(x):
 
 
 def powi(x, n):
+    """libdevice's ``__nv_powi``/``__nv_powif``: binary powering in the argument's own precision (``r *= x``
+    for each set bit of ``|n|``, ``x *= x`` between), then ``1 / r`` for a negative n: so ``powi(2^64, -16)``
+    is 0 (2^1024 overflowed) as on the GPU, not the subnormal 2^-1024."""
     (x, n), sc = lanes(x, n)
+    x, n = np.broadcast_arrays(x, n)
+    e = np.abs(n.astype(np.int64)).astype(np.uint32)        # |INT_MIN| read unsigned, as libdevice's lshr
+    r = np.ones(x.shape, x.dtype)
+    base = x.copy()
     with np.errstate(all="ignore"):
-        return done(np.power(x.astype(F64), n.astype(F64)).astype(x.dtype), sc)
+        while True:
+            r = np.where(e & 1, r * base, r)
+            e = e >> np.uint32(1)
+            if not e.any():
+                break
+            base = base * base
+        r = np.where(n < 0, x.dtype.type(1) / r, r)
+    return done(r.astype(x.dtype), sc)
 
 
 def fdim(x, y):
