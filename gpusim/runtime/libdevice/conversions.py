@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...ir.values import nan_to_int
 from .rounding import F32, F64, done, lanes, round_pair_to_f32, step, two_sum
 
 _ROUND = {"rn": np.rint, "rz": np.trunc, "rd": np.floor, "ru": np.ceil}
@@ -40,7 +41,7 @@ def float_to_int(x, dest: str, mode: str):
         inside = (f >= lo) & (f < hi)
         kind = ut if unsigned else t
         v = np.where(inside, np.where(inside, f, 0.0).astype(kind), np.where(f >= hi, top, bottom))
-        nan = kind(0) if x.dtype == F32 and bits == 32 else (ut(1) << ut(bits - 1)).astype(kind)
+        nan = nan_to_int(x.dtype, np.dtype(kind))
         v = np.where(np.isnan(f), nan, v).astype(kind)
     return done(v.view(t) if unsigned else v, sc)
 
