@@ -33,6 +33,7 @@ from ...ir.types import BOOL, INT64, Array, NoneType, Scalar, Tuple, Type
 from ...ir.walk import walk_exprs, walk_stmts
 from .expressions import ExpressionGen, literal, typed
 from .memory import Memory
+from .tiles import tile_product
 from .values import BITS_OF, Affine, ArrayRef, Frame, Val, tl_type
 from .warps import Warps
 
@@ -645,6 +646,8 @@ class ProgramGen(ExpressionGen):
         if isinstance(s, N.ForRange):
             start, stop, step = (self.value(x, ctx) for x in (s.start, s.stop, s.step))
             if not (inner.vector or inner.scalar) and self.unrolled(s, ctx, start, stop, step):
+                return
+            if plain and tile_product(self, s, ctx, start, stop, step):
                 return
             if plain and self.written_out(s, ctx, start, stop, step):
                 return
