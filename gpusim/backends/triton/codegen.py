@@ -533,8 +533,9 @@ class ProgramGen(ExpressionGen):
             # are not calling it): none reads the local again, so there is nothing to merge with
             self.assign_local(s.target, s.value.type, v, ctx, s.line, top, fresh=top)
         elif isinstance(s, N.Store):
-            val = self.value(s.value, ctx)
             ref = self.array_of(s.array, ctx)
+            # a per-thread register takes the expression itself; anything else a temporary (computed once)
+            val = self.expr(s.value, ctx) if ref.kind == "local" and ref.split else self.value(s.value, ctx)
             off = self.flat_index(ref, s.index, ctx)
             self.memory.store(self, ref, off, val, ctx, s.line)
         elif isinstance(s, N.ExprStmt):
@@ -715,34 +716,56 @@ class ProgramGen(ExpressionGen):
         values = range(int(start.value), int(stop.value), int(step.value))
         if not 1 <= len(values) <= STATIC_UNROLL or self.unroll_copies * len(values) > UNROLL_BUDGET:
             return False
-        if not self.indexes_split_local(s.body) or any(isinstance(x, N.Assign) and x.target == s.var
+        if not self.indexes_split_local(s.body, s.var) or any(isinstance(x, N.Assign) and x.target == s.var
                                                        for x in walk_stmts(s.body)):
             return False
         t = s.start.type
         self.unroll_copies *= len(values)
-        for value in values:
+        for value in values:       # each read of the variable is the constant: nothing assigns it inside
             body = ctx.child(Loop())
-            v = literal(value, t)
-            self.assign_local(s.var, t, v, body, s.line)
-            self.frame.consts[s.var] = v
+            self.frame.consts[s.var] = literal(value, t)
             self.block(s.body, body)
             self.frame.consts.pop(s.var, None)
         self.unroll_copies //= len(values)
+        self.cur_line = s.line     # after the loop it holds its last value
+        self.assign_local(s.var, t, literal(values[-1], t), ctx, s.line)
         return True
 
-    def indexes_split_local(self, body: list[N.Stmt]) -> bool:
-        """Some load or store in ``body`` indexes a per-thread array of this frame held as registers."""
+    def indexes_split_local(self, body: list[N.Stmt], var: str) -> bool:
+        """Some load or store in ``body`` indexes a per-thread array of this frame held as registers with an
+        index that depends on ``var`` (directly or through locals computed from it). A loop whose variable
+        reaches no such index stays a loop: its body's own loops are written out where they index (puzzle 51's
+        ``for q in range(BK)`` around its 8 x 8 register tile was 8 copies of 80 statements)."""
         from ...ir.walk import children
+
+        def names(e: N.Expr) -> set[str]:
+            return {x.name for x in walk_exprs(e) if isinstance(x, N.Var)}
+
+        tainted = {var}
+        grew = True
+        while grew:
+            grew = False
+            for st in walk_stmts(body):
+                if isinstance(st, N.Assign) and st.target not in tainted and names(st.value) & tainted:
+                    tainted.add(st.target)
+                    grew = True
+                elif isinstance(st, N.ForRange) and st.var not in tainted and \
+                        (names(st.start) | names(st.stop) | names(st.step)) & tainted:
+                    tainted.add(st.var)
+                    grew = True
 
         def split(e: N.Expr) -> bool:
             ref = self.frame.arrays.get(e.name) if isinstance(e, N.Var) else None
             return ref is not None and ref.kind == "local" and ref.split
 
+        def reaches(index: list[N.Expr]) -> bool:
+            return any(names(i) & tainted for i in index)
+
         for st in walk_stmts(body):
-            if isinstance(st, N.Store) and split(st.array):
+            if isinstance(st, N.Store) and split(st.array) and reaches(st.index):
                 return True
             for e in children(st):
-                if any(isinstance(x, N.Load) and split(x.array) for x in walk_exprs(e)):
+                if any(isinstance(x, N.Load) and split(x.array) and reaches(x.index) for x in walk_exprs(e)):
                     return True
         return False
 

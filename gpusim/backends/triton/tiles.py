@@ -21,9 +21,10 @@ translation.
 
 Results: ``input_precision="ieee"`` (Triton's default for float32 is TF32 on the GPU, 10 bits of mantissa);
 on sm_90 a float32 ``ieee`` dot is a chain of FMAs per output in ``j`` order starting from the accumulator,
-what the CUDA loop of ``fma`` computes. A float64 accumulator of float32 products (``acc = 0.0`` in numba) is a
-float64 dot of the operands widened: each product is then exact where CUDA rounds it to float32 first, so the
-two differ by at most CUDA's own rounding of the products. An ``acc + x * y`` that the front end did not fuse is
+what the CUDA loop of ``fma`` computes. A float64 accumulator of float32 products (``acc = 0.0`` in numba) is
+not a dot (triton 3.6 has no float64 ``tl.dot``, and a float32 one would round the sum): the ``[by, J, bx]``
+products, each rounded to float32 as CUDA rounds it, are summed over ``J`` in float64 (``tl.sum``: the order
+of the float64 additions differs from CUDA's, by far less than the float32 result's rounding). An ``acc + x * y`` that the front end did not fuse is
 fused here. ``K`` (``J``) is padded with zeros to a power of two of at least 16 (``fma(0, 0, acc) == acc``).
 """
 
@@ -114,10 +115,12 @@ def tile_product(g, s: N.ForRange, ctx, start: Val, stop: Val, step: Val) -> boo
     a = _tile(g, row, by, trip, kp, rows_first=True)
     b = _tile(g, col, bx, trip, kp, rows_first=False)
     acc = g.local(body.target, acc_t, body.line)
-    if widened:
-        a, b = f"{a}.to(tl.float64)", f"{b}.to(tl.float64)"
     d = g.tmp("_dot")
-    g.emit(f"{d} = tl.dot({a}, {b}, tl.reshape({acc.code}, [{by}, {bx}]), input_precision=\"ieee\")")
+    if widened:      # each product rounded to float32 as CUDA rounds it, their sum in float64
+        g.emit(f"{d} = tl.reshape({acc.code}, [{by}, {bx}]) + tl.sum(({a}[:, :, None] * {b}[None, :, :]).to("
+               f"tl.float64), 1)")
+    else:
+        g.emit(f"{d} = tl.dot({a}, {b}, tl.reshape({acc.code}, [{by}, {bx}]), input_precision=\"ieee\")")
     g.assign_local(body.target, acc_t, Val(f"tl.reshape({d}, [{g.P}])", acc_t, vec=True), ctx, body.line)
     g.cur_line = s.line                  # the loop variable keeps its last value, as after the loop
     g.assign_local(s.var, s.start.type, literal(j0 + trip - 1, s.start.type), ctx, s.line)
