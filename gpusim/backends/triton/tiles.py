@@ -21,11 +21,12 @@ translation.
 
 Results: ``input_precision="ieee"`` (Triton's default for float32 is TF32 on the GPU, 10 bits of mantissa);
 on sm_90 a float32 ``ieee`` dot is a chain of FMAs per output in ``j`` order starting from the accumulator,
-what the CUDA loop of ``fma`` computes. A float64 accumulator of float32 products (``acc = 0.0`` in numba) is
-not a dot (triton 3.6 has no float64 ``tl.dot``, and a float32 one would round the sum): the ``[by, J, bx]``
-products, each rounded to float32 as CUDA rounds it, are summed over ``J`` in float64 (``tl.sum``: the order
-of the float64 additions differs from CUDA's, by far less than the float32 result's rounding). An ``acc + x * y`` that the front end did not fuse is
-fused here. ``K`` (``J``) is padded with zeros to a power of two of at least 16 (``fma(0, 0, acc) == acc``).
+what the CUDA loop of ``fma`` computes. An ``acc + x * y`` that the front end did not fuse is fused here.
+A float64 accumulator of float32 products (``acc = 0.0`` in numba) is not a dot (triton 3.6 has no float64
+``tl.dot``, and a float32 one would round the sum): the ``[by, J, bx]`` products, each rounded to float32 as
+CUDA rounds it, are summed over ``J`` in float64 by ``tl.sum`` (another order of float64 additions than
+CUDA's: far below the float32 result's rounding). ``K`` (``J``) is padded with zeros to a power of two of at
+least 16 (``fma(0, 0, acc) == acc``).
 """
 
 from __future__ import annotations
