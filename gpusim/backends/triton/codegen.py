@@ -210,6 +210,7 @@ class ProgramGen(ExpressionGen):
         self.planes = planes if planes is not None else {}     # register arrays' store maps (kept over retries)
         self.tabled = tabled if tabled is not None else set()  # per-thread arrays held as [lanes, L] tables
         self.unroll_copies = 1                                 # copies of the body being written out now
+        self.scratch_dot = False                               # a tl.dot reads scratch in the current loop
         self.guard = guard
         self.memory = Memory(guard)
         self.warps = Warps()
@@ -654,13 +655,24 @@ class ProgramGen(ExpressionGen):
                 return
             if plain and step.lit and step.value != 0:
                 k = self.tmp("_k")
+                head = len(self.out)
                 self.emit(f"for {k} in range({typed(start)}, {typed(stop)}, {step.code}):")
                 self.indent += 1
                 self.fenced = False
+                outer, self.scratch_dot = self.scratch_dot, False
                 body_ctx = ctx.child(Loop())
                 self.assign_local(s.var, s.start.type, Val(f"tl.cast({k}, {tl_type(s.start.type)})", s.start.type),
                                   body_ctx, s.line)
                 self.block(s.body, body_ctx)
+                if self.scratch_dot:
+                    # Triton may software-pipeline the loads that feed a tl.dot in a loop, loading the next
+                    # step's scratch tile before this step's stores to it (only the program's barriers order
+                    # them, and the pipeliner does not read those as a dependence): one stage. (triton 3.6 and
+                    # 3.9 do not pipeline puzzle 49's tile loads either way: no async copy in its TTGIR.)
+                    ind, code, line = self.out[head]
+                    self.out[head] = (ind, f"for {k} in tl.range({typed(start)}, {typed(stop)}, {step.code}, "
+                                           "num_stages=1):", line)
+                self.scratch_dot = outer
                 self.indent -= 1
                 self.fenced = False
                 return

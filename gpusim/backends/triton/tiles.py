@@ -189,6 +189,7 @@ def _tile(g, o: _Operand, n: int, trip: int, kp: int, rows_first: bool) -> str:
     t = o.ref.dtype
     name = g.tmp("_tile")
     if o.ref.kind == "ptr":
+        g.scratch_dot = True             # the enclosing loop must not prefetch it (codegen's loop)
         if used:
             g.emit(f"{name} = tl.load({o.ref.base} + tl.where({used}, {e}, 0), mask={used}, other=0)")
         else:
