@@ -209,6 +209,55 @@ def test_a_per_thread_array_with_constant_indices_is_registers_and_its_loops_are
     assert len(loops) == 2 and "tl.full((), 4, tl.int64), 1" in loops[0] and ", n, 1" in loops[1]
 
 
+@cuda.jit
+def register_tile(a, out):
+    tx = cuda.threadIdx.x
+    acc = cuda.local.array(4, float32)
+    ra = cuda.local.array(4, float32)
+    for i in range(4):
+        acc[i] = 0.0
+    for q in range(8):                  # q indexes no per-thread array: it stays a loop
+        for i in range(4):
+            ra[i] = a[q, tx * 4 + i]
+        for i in range(4):
+            acc[i] += ra[i] * ra[i]
+    for i in range(4):
+        out[tx * 4 + i] = acc[i]
+
+
+def test_only_loops_whose_variable_indexes_a_per_thread_array_are_written_out():
+    p = program(register_tile, (np.zeros((8, 128), np.float32), np.zeros(128, np.float32)), block=32)
+    text = "\n".join(code(ln) for ln in body(p))
+    loops = re.findall(r"^for \w+ in range\((.*)\):$", text, re.M)
+    assert len(loops) == 1 and "tl.full((), 8, tl.int64), 1" in loops[0]
+    inside = text.split("for ", 1)[1]
+    assert len(re.findall(r"_loc\d+_acc_\d = tl\.fma\(", inside)) == 4      # the i loops: written out
+    assert not re.search(r"^i = ", inside.split("\n", 1)[1].split("_loc")[0], re.M)  # no dead i = k per copy
+
+
+def test_a_shared_tile_inner_product_is_one_dot():
+    from tests.gpusim.triton_kernels import case_tile_product_scratch, case_tile_products
+
+    kernel, _grid, block, args, _expect = case_tile_products()
+    lines = [code(ln) for ln in body(program(kernel, args, block=block))]
+    text = "\n".join(lines)
+    assert len(re.findall(r"^for \w+ in range\(", text, re.M)) == 1   # only the k-steps loop is left, and
+    #                                                                  with register tiles it may be pipelined
+    dots = [ln for ln in lines if "tl.dot(" in ln]
+    assert len(dots) == 2 and all('input_precision="ieee"' in ln for ln in dots)   # never TF32
+    # sa[ty, j] and sb[j, tx] of planes stored at [ty, tx] are the planes themselves; sc[tx, j] is gathered
+    assert "tl.dot(tl.reshape(_sh1_sa, [16, 16]), tl.reshape(_sh2_sb, [16, 16]), tl.reshape(acc, [16, 16])" in text
+    assert text.count("tl.gather(") == 1
+    # the float64 accumulator of float32 products: the products as float32, their sum in float64
+    assert re.search(r"tl\.reshape\(acc64, \[16, 16\]\) \+ tl\.sum\(\(.*\)\.to\(tl\.float64\), 1\)", text)
+    kernel, _grid, block, args, _expect = case_tile_product_scratch()
+    text = "\n".join(code(ln) for ln in body(program(kernel, args, block=block)))
+    assert len(re.findall(r"tl\.dot\(", text)) == 1 and "tl.arange(0, 16)[None, :] < 8" in text   # K 8 -> 16
+    assert re.search(r"^acc = tl\.where\(_m\d+, tl\.reshape\(_dot\d+, \[1024\]\), acc\)$", text, re.M)  # masked
+    # a dot on a scratch tile: its k-steps loop is not software-pipelined (the tile's loads after its stores)
+    assert re.search(r"^for _k\d+ in tl\.range\(.*, num_stages=1\):$", text, re.M)
+
+
 @pytest.mark.parametrize("kernel,args,message,source", REFUSALS, ids=[r[0].__name__ for r in REFUSALS])
 def test_what_cannot_be_translated_is_named_with_its_line(kernel, args, message, source):
     with pytest.raises(NotTranslatable) as info:

@@ -33,6 +33,7 @@ from ...ir.types import BOOL, INT64, Array, NoneType, Scalar, Tuple, Type
 from ...ir.walk import walk_exprs, walk_stmts
 from .expressions import ExpressionGen, literal, typed
 from .memory import Memory
+from .tiles import tile_product
 from .values import BITS_OF, Affine, ArrayRef, Frame, Val, tl_type
 from .warps import Warps
 
@@ -209,6 +210,7 @@ class ProgramGen(ExpressionGen):
         self.planes = planes if planes is not None else {}     # register arrays' store maps (kept over retries)
         self.tabled = tabled if tabled is not None else set()  # per-thread arrays held as [lanes, L] tables
         self.unroll_copies = 1                                 # copies of the body being written out now
+        self.scratch_dot = False                               # a tl.dot reads scratch in the current loop
         self.guard = guard
         self.memory = Memory(guard)
         self.warps = Warps()
@@ -532,8 +534,9 @@ class ProgramGen(ExpressionGen):
             # are not calling it): none reads the local again, so there is nothing to merge with
             self.assign_local(s.target, s.value.type, v, ctx, s.line, top, fresh=top)
         elif isinstance(s, N.Store):
-            val = self.value(s.value, ctx)
             ref = self.array_of(s.array, ctx)
+            # a per-thread register takes the expression itself; anything else a temporary (computed once)
+            val = self.expr(s.value, ctx) if ref.kind == "local" and ref.split else self.value(s.value, ctx)
             off = self.flat_index(ref, s.index, ctx)
             self.memory.store(self, ref, off, val, ctx, s.line)
         elif isinstance(s, N.ExprStmt):
@@ -646,17 +649,30 @@ class ProgramGen(ExpressionGen):
             start, stop, step = (self.value(x, ctx) for x in (s.start, s.stop, s.step))
             if not (inner.vector or inner.scalar) and self.unrolled(s, ctx, start, stop, step):
                 return
+            if plain and tile_product(self, s, ctx, start, stop, step):
+                return
             if plain and self.written_out(s, ctx, start, stop, step):
                 return
             if plain and step.lit and step.value != 0:
                 k = self.tmp("_k")
+                head = len(self.out)
                 self.emit(f"for {k} in range({typed(start)}, {typed(stop)}, {step.code}):")
                 self.indent += 1
                 self.fenced = False
+                outer, self.scratch_dot = self.scratch_dot, False
                 body_ctx = ctx.child(Loop())
                 self.assign_local(s.var, s.start.type, Val(f"tl.cast({k}, {tl_type(s.start.type)})", s.start.type),
                                   body_ctx, s.line)
                 self.block(s.body, body_ctx)
+                if self.scratch_dot:
+                    # Triton may software-pipeline the loads that feed a tl.dot in a loop, loading the next
+                    # step's scratch tile before this step's stores to it (only the program's barriers order
+                    # them, and the pipeliner does not read those as a dependence): one stage. (triton 3.6 and
+                    # 3.9 do not pipeline puzzle 49's tile loads either way: no async copy in its TTGIR.)
+                    ind, code, line = self.out[head]
+                    self.out[head] = (ind, f"for {k} in tl.range({typed(start)}, {typed(stop)}, {step.code}, "
+                                           "num_stages=1):", line)
+                self.scratch_dot = outer
                 self.indent -= 1
                 self.fenced = False
                 return
@@ -712,34 +728,56 @@ class ProgramGen(ExpressionGen):
         values = range(int(start.value), int(stop.value), int(step.value))
         if not 1 <= len(values) <= STATIC_UNROLL or self.unroll_copies * len(values) > UNROLL_BUDGET:
             return False
-        if not self.indexes_split_local(s.body) or any(isinstance(x, N.Assign) and x.target == s.var
+        if not self.indexes_split_local(s.body, s.var) or any(isinstance(x, N.Assign) and x.target == s.var
                                                        for x in walk_stmts(s.body)):
             return False
         t = s.start.type
         self.unroll_copies *= len(values)
-        for value in values:
+        for value in values:       # each read of the variable is the constant: nothing assigns it inside
             body = ctx.child(Loop())
-            v = literal(value, t)
-            self.assign_local(s.var, t, v, body, s.line)
-            self.frame.consts[s.var] = v
+            self.frame.consts[s.var] = literal(value, t)
             self.block(s.body, body)
             self.frame.consts.pop(s.var, None)
         self.unroll_copies //= len(values)
+        self.cur_line = s.line     # after the loop it holds its last value
+        self.assign_local(s.var, t, literal(values[-1], t), ctx, s.line)
         return True
 
-    def indexes_split_local(self, body: list[N.Stmt]) -> bool:
-        """Some load or store in ``body`` indexes a per-thread array of this frame held as registers."""
+    def indexes_split_local(self, body: list[N.Stmt], var: str) -> bool:
+        """Some load or store in ``body`` indexes a per-thread array of this frame held as registers with an
+        index that depends on ``var`` (directly or through locals computed from it). A loop whose variable
+        reaches no such index stays a loop: its body's own loops are written out where they index (puzzle 51's
+        ``for q in range(BK)`` around its 8 x 8 register tile was 8 copies of 80 statements)."""
         from ...ir.walk import children
+
+        def names(e: N.Expr) -> set[str]:
+            return {x.name for x in walk_exprs(e) if isinstance(x, N.Var)}
+
+        tainted = {var}
+        grew = True
+        while grew:
+            grew = False
+            for st in walk_stmts(body):
+                if isinstance(st, N.Assign) and st.target not in tainted and names(st.value) & tainted:
+                    tainted.add(st.target)
+                    grew = True
+                elif isinstance(st, N.ForRange) and st.var not in tainted and \
+                        (names(st.start) | names(st.stop) | names(st.step)) & tainted:
+                    tainted.add(st.var)
+                    grew = True
 
         def split(e: N.Expr) -> bool:
             ref = self.frame.arrays.get(e.name) if isinstance(e, N.Var) else None
             return ref is not None and ref.kind == "local" and ref.split
 
+        def reaches(index: list[N.Expr]) -> bool:
+            return any(names(i) & tainted for i in index)
+
         for st in walk_stmts(body):
-            if isinstance(st, N.Store) and split(st.array):
+            if isinstance(st, N.Store) and split(st.array) and reaches(st.index):
                 return True
             for e in children(st):
-                if any(isinstance(x, N.Load) and split(x.array) for x in walk_exprs(e)):
+                if any(isinstance(x, N.Load) and split(x.array) and reaches(x.index) for x in walk_exprs(e)):
                     return True
         return False
 
