@@ -175,9 +175,9 @@ class WorkspaceScreen(Screen):
             self.show_side("results", focus=False)
 
     def _subtitle(self) -> None:
-        got, most = self.app.stars_of(self.puzzle.slug)
-        self.sub_title = (f"{self.path.name}{' ● unsaved' if self.dirty else ''} · "
-                          f"{'★' * got}{'☆' * max(most - got, 0)}")
+        got, most = self.app.stars_of(self.puzzle.slug)       # the header is cut at its end: stars first
+        self.sub_title = (f"{'★' * got}{'☆' * max(most - got, 0)}{' ● unsaved' if self.dirty else ''} · "
+                          f"{self.path.name}")
 
     # the layout ---------------------------------------------------------------------------------------------
 
