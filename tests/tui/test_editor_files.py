@@ -253,3 +253,29 @@ async def test_an_outside_edit_keeps_the_cursor_where_it_was(home):
         outside_write(screen.path, "a = 1\n")
         await wait_until(pilot, lambda: screen.editor.text == "a = 1\n", timeout=5, what="the reload")
         assert screen.editor.cursor_location == (1, 0)          # kept inside a shorter file
+
+
+@pilot_test
+async def test_keeping_ones_text_over_an_outside_edit_still_autosaves_it(home, monkeypatch):
+    """The autosave waits while the reload is offered; answered "no", the player's text must still reach the
+    file soon (it stayed unsaved until the next key), with the outside version kept beside it."""
+    import tui.screens.workspace as workspace_screen
+
+    monkeypatch.setattr(workspace_screen, "AUTOSAVE_DELAY", 60.0)
+    monkeypatch.setattr(workspace_screen, "AUTOSAVE_MAX", 60.0)
+    app = make_app()
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_puzzle(app, pilot, "map")
+        await pilot.press(*"# mine")
+        mine = screen.editor.text
+        outside_write(screen.path, "# theirs\n")
+        await wait_until(pilot, lambda: isinstance(app.screen, Confirm), timeout=5, what="the offer")
+        screen._autosave_timer.stop()
+        screen._autosave()                         # the autosave's moment comes while the question is open
+        assert screen.editor.dirty
+        monkeypatch.setattr(workspace_screen, "AUTOSAVE_DELAY", 0.2)
+        await pilot.press("n")
+        await wait_until(pilot, lambda: not screen.editor.dirty, timeout=5, what="the autosave")
+        assert screen.path.read_text() == mine
+        kept = list(screen.path.parent.glob(f"{screen.path.name}.outside-edit-*"))
+        assert len(kept) == 1 and kept[0].read_text() == "# theirs\n"

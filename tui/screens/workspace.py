@@ -356,6 +356,8 @@ class WorkspaceScreen(Screen):
             else:
                 self._declined = now
                 self.notify("Kept your text. When it is saved, the outside version is kept beside the file.")
+                if self._autosave_timer is None:      # its moment passed while the question was open
+                    self._autosave_timer = self.set_timer(AUTOSAVE_DELAY, self._autosave)
 
         self.app.push_screen(Confirm(f"{self.path.name} was changed outside the app.",
                                      "Load that version? Your unsaved text is kept beside the file.",
