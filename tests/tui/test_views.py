@@ -203,3 +203,26 @@ def test_per_access_tables_and_the_bank_strip_fit_the_view_and_keep_the_code_who
     banks = [line.split()[1:] for line in strip.splitlines() if line.startswith("bank ") and "serves" not in line]
     assert [b for row in banks for b in row] == [str(b) for b in range(32)]
     assert len(banks) == (1 if width == 140 else 2)
+
+
+def test_a_launch_of_a_multi_device_case_names_its_device_and_the_bytes_it_moved_over_links():
+    """Chapter 10: each launch runs on one of several devices; the launch bar says which, and what crossed a
+    link into or out of it (gpusim.devices counts it per launch), so the views of a ring can be followed."""
+    system = gpusim.System(gpusim.Topology.ring(2))
+    src = system.place(0, np.arange(40, dtype=np.float32), "src")
+    out = system.place(1, np.zeros(40, np.float32), "out")
+    report = system.launch(1, add_ten, 1, 64, (out, src))
+    assert report.extra["device"] == 1 and report.extra["links"].bytes == {(0, 1): 160}   # 40 float32
+
+    class Case:
+        name, status, reports = "2 ranks", "pass", [report]
+
+    class Result:
+        cases = [Case()]
+
+    title = launches_of(Result())[0].title
+    assert "on device 1" in title and "160 B over 0→1" in title
+    single = gpusim.launch(add_ten, 1, 64, (np.zeros(40, np.float32), np.arange(40, dtype=np.float32)))
+    Case.reports = [single]
+    title = launches_of(Result())[0].title
+    assert "device" not in title and " B over" not in title

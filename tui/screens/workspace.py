@@ -175,9 +175,9 @@ class WorkspaceScreen(Screen):
             self.show_side("results", focus=False)
 
     def _subtitle(self) -> None:
-        got, most = self.app.stars_of(self.puzzle.slug)
-        self.sub_title = (f"{self.path.name}{' ● unsaved' if self.dirty else ''} · "
-                          f"{'★' * got}{'☆' * max(most - got, 0)}")
+        got, most = self.app.stars_of(self.puzzle.slug)       # the header is cut at its end: stars first
+        self.sub_title = (f"{'★' * got}{'☆' * max(most - got, 0)}{' ● unsaved' if self.dirty else ''} · "
+                          f"{self.path.name}")
 
     # the layout ---------------------------------------------------------------------------------------------
 
@@ -289,6 +289,13 @@ class WorkspaceScreen(Screen):
             row, column = self._cursor
             self.app.settings.update(cursors={**self.app.settings.cursors, self.puzzle.slug: [row, column]})
 
+    def load_from_disk(self) -> None:
+        """Show the file as it is on disk (an outside change, a reset): the editor is clean, so the journal of
+        its unsaved text goes (the unsaved text itself, where wanted, was kept beside the file first)."""
+        self.editor.load()
+        self._forget_journal()
+        self._subtitle()
+
     def _forget_journal(self) -> None:
         try:
             files.journal_path(self.path).unlink(missing_ok=True)
@@ -333,8 +340,7 @@ class WorkspaceScreen(Screen):
             return
         now = files.mtime(self.path)
         if not editor.dirty:
-            editor.load()
-            self._subtitle()
+            self.load_from_disk()
             self.notify(f"{self.path.name} changed on disk; the editor shows the new version.")
             return
         if now == self._declined:
@@ -345,12 +351,13 @@ class WorkspaceScreen(Screen):
             self._offering_reload = False
             if reload:
                 kept = files.keep_copy(self.path, editor.text, "unsaved")
-                editor.load()
-                self._subtitle()
+                self.load_from_disk()
                 self.notify(f"Loaded the new {self.path.name}; your unsaved text is kept as {kept.name}.")
             else:
                 self._declined = now
                 self.notify("Kept your text. When it is saved, the outside version is kept beside the file.")
+                if self._autosave_timer is None:      # its moment passed while the question was open
+                    self._autosave_timer = self.set_timer(AUTOSAVE_DELAY, self._autosave)
 
         self.app.push_screen(Confirm(f"{self.path.name} was changed outside the app.",
                                      "Load that version? Your unsaved text is kept beside the file.",
@@ -550,9 +557,8 @@ class WorkspaceScreen(Screen):
         except workspace.WorkspaceError as e:
             self.notify(str(e), title="Cannot reset", severity="error", timeout=15)
             return None
-        self.editor.load()
+        self.load_from_disk()
         self.action_pane("editor")
-        self._subtitle()
         self.notify(f"{self.path.name} is the starter again"
                     + (f"; your text is kept as {backup.name}." if backup is not None else "."))
         return backup
@@ -570,5 +576,5 @@ class WorkspaceScreen(Screen):
         except Exception as e:  # SuspendNotSupported in a test or a web terminal, or the editor is missing
             self.notify(f"Could not start {command!r}: {e}", severity="error")
             return
-        self.editor.load()
+        self.load_from_disk()
         self.refresh()

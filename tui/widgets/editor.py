@@ -92,11 +92,15 @@ class SolutionEditor(TextArea, inherit_bindings=False):
     # the file --------------------------------------------------------------------------------------------
 
     def load(self) -> None:
-        """(Re)read the file from disk; the text is then clean."""
+        """(Re)read the file from disk; the text is then clean. The cursor stays where it was (inside the new
+        text), so the next key typed after an outside change goes where the player was typing."""
         text = files.read_text(self.path)
+        row, column = self.cursor_location
         self.saved_text = text
         self.saved_mtime = files.mtime(self.path)
         self.load_text(text)
+        row = min(row, self.document.line_count - 1)
+        self.move_cursor((row, min(column, len(self.document[row]))))
         self.fault_line = None
         self.dirty = False
 
