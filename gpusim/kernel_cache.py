@@ -14,10 +14,9 @@ given the same compiled kernel. A fingerprint holds:
   array captured by pointer, by identity (the entry holds them, so an identity cannot be reused);
 * anything else makes the compilation not shareable (it is compiled per function, as without this cache).
 
-A device function's own names are checked again at each hit, through the function itself. A module's
-attributes are taken as fixed (``mymod.helper`` rebound after a compile is not seen, as numba does not see
-it either until a new dispatcher compiles). At most ``MAX_CODES`` code objects are kept, least recently used
-first out.
+A module the code names is held by identity and by the values of the attributes the code could read from
+it (``mymod.helper`` rebound misses). A device function's own names are checked again at each hit, through
+the function itself. At most ``MAX_CODES`` code objects are kept, least recently used first out.
 """
 
 from __future__ import annotations
@@ -115,9 +114,22 @@ _MISSING = ("missing",)
 
 
 def fingerprint(func: Any) -> tuple:
-    """The values ``func``'s names are bound to now, as tokens (``_Unshareable`` if one cannot be)."""
+    """The values ``func``'s names are bound to now, as tokens (``_Unshareable`` if one cannot be). A module
+    is also taken by the attributes the code could read from it (its names that the module has: ``mymod.add``
+    rebound is a new fingerprint), one level deep."""
     env = func_globals(func)
-    return tuple(_token(env[n]) if n in env else _MISSING for n in names_of(func.__code__))
+    names = names_of(func.__code__)
+    out = []
+    for n in names:
+        if n not in env:
+            out.append(_MISSING)
+            continue
+        v = env[n]
+        out.append(_token(v))
+        if isinstance(v, types.ModuleType):
+            attrs = vars(v)
+            out.append(tuple((a, _token(attrs[a])) for a in names if a in attrs))
+    return tuple(out)
 
 
 def lookup(func: Any, key: Any) -> Any:

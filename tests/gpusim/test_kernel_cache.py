@@ -142,3 +142,21 @@ def test_a_global_of_a_kind_not_known_to_be_fixed_is_not_shared():
     kernel_cache.store(plain, "key", [plain], "compiled")
     assert kernel_cache.lookup(made(scaled), "key") == "compiled"
     assert kernel_cache.lookup(made(scaled), "other key") is None
+
+
+def test_a_module_attribute_the_code_reads_is_in_the_fingerprint():
+    kernel_cache.clear()
+    mod = types.ModuleType("kc_mod")
+    mod.K = 1
+
+    def reads(out):
+        out[0] = kc_mod.K  # noqa: F821 (bound by made)
+
+    first = made(reads, kc_mod=mod)
+    kernel_cache.store(first, "key", [first], "compiled")
+    assert kernel_cache.lookup(made(reads, kc_mod=mod), "key") == "compiled"
+    mod.K = 2
+    assert kernel_cache.lookup(made(reads, kc_mod=mod), "key") is None
+    mod.K = 1
+    mod.unrelated = [1]  # a name the code does not read: not in the fingerprint
+    assert kernel_cache.lookup(made(reads, kc_mod=mod), "key") == "compiled"
