@@ -160,3 +160,19 @@ def test_a_module_attribute_the_code_reads_is_in_the_fingerprint():
     mod.K = 1
     mod.unrelated = [1]  # a name the code does not read: not in the fingerprint
     assert kernel_cache.lookup(made(reads, kc_mod=mod), "key") == "compiled"
+
+
+def test_generated_text_is_compiled_once():
+    from gpusim.backends.lanes import codegen
+
+    kernel_cache.clear()
+    one = compile_kernel(made(scaled), args=(np.zeros(8),))
+    kernel_cache.clear()
+    two = compile_kernel(made(scaled), args=(np.zeros(8),))
+    assert one is not two and one.source == two.source
+    assert one.func.__code__ is two.func.__code__  # the front end ran twice, Python's compiler once
+    other = compile_kernel(made(scaled, SCALE=3.0), args=(np.zeros(8),))
+    assert np.array_equal(run(made(scaled, SCALE=3.0)), expected(scale=3.0))
+    assert codegen._code_of("x = 1\n", "<t>") is codegen._code_of("x = 1\n", "<t>")
+    assert codegen._code_of("x = 1\n", "<t>") is not codegen._code_of("x = 2\n", "<t>")
+    assert other.func is not one.func
