@@ -239,25 +239,37 @@ def _is_signature(obj: Any) -> bool:
 def _cast_to_signature(kernel: Any, values: list) -> list:
     """Scalars as the eager signature's types, as numba converts them (one signature only: with a list numba
     picks by the arguments' types, and gpusim already specialises on those)."""
-    sig = getattr(kernel, "_gpusim_signature", None)
-    if sig is None or isinstance(sig, list):
+    casts = getattr(kernel, "_gpusim_casts", None)
+    if casts is None:
+        casts = kernel._gpusim_casts = _signature_casts(getattr(kernel, "_gpusim_signature", None))
+    if not casts:
         return values
+    out = list(values)
+    for i, (v, dtype) in enumerate(zip(values, casts)):
+        if dtype is not None and not isinstance(v, np.ndarray):
+            try:
+                out[i] = _converted(v, dtype)
+            except (TypeError, ValueError, OverflowError):
+                pass
+    return out
+
+
+def _signature_casts(sig: Any) -> tuple:
+    """For each parameter of an eager signature, the dtype its scalar argument is converted to (None: as it
+    is); empty without a signature, with a list of them, or with one numba itself would reject (numba's to
+    report). Found once per kernel."""
+    if sig is None or isinstance(sig, list):
+        return ()
     from numba.cuda import types as nbtypes
     from numba.cuda.core.sigutils import normalize_signature
     from numba.cuda.np.numpy_support import as_dtype
 
     try:
         argtypes, _ = normalize_signature(sig)
-    except Exception:  # a signature numba itself would reject is numba's to report
-        return values
-    out = list(values)
-    for i, (v, ty) in enumerate(zip(values, argtypes)):
-        if isinstance(ty, (nbtypes.Integer, nbtypes.Float, nbtypes.Boolean)) and not isinstance(v, np.ndarray):
-            try:
-                out[i] = _converted(v, as_dtype(ty))
-            except (TypeError, ValueError, OverflowError):
-                pass
-    return out
+    except Exception:
+        return ()
+    return tuple(as_dtype(ty) if isinstance(ty, (nbtypes.Integer, nbtypes.Float, nbtypes.Boolean)) else None
+                 for ty in argtypes)
 
 
 def _converted(value: Any, dtype: np.dtype) -> Any:

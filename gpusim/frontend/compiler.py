@@ -15,6 +15,8 @@ threads compiling at once share nothing.
 from __future__ import annotations
 
 import ast
+import types
+import weakref
 from typing import Any
 
 import numpy as np
@@ -35,6 +37,23 @@ MAX_CALL_DEPTH = 10_000
 #: before its source is read, in well under a second)
 MAX_FUNCTION_BYTECODE = 64 * 1024
 MAX_MODULE_BYTECODE = 256 * 1024
+
+
+#: code object -> {file: its parsed, folded source}: a tree the lowering only reads, so one parse serves every
+#: specialisation and every function object made from the code (a suite compiles one kernel for many dtypes)
+_PARSED: weakref.WeakKeyDictionary[types.CodeType, dict[str, Source]] = weakref.WeakKeyDictionary()
+
+
+def parsed_source(func: Any) -> Source:
+    """``read_source`` with the literals folded, once per code object and file."""
+    code = func.__code__
+    per_file = _PARSED.get(code)
+    src = per_file.get(code.co_filename) if per_file is not None else None
+    if src is None:
+        src = read_source(func)
+        fold_literals(src.tree)
+        _PARSED.setdefault(code, {})[code.co_filename] = src
+    return src
 
 
 class _NeedCallee(Exception):
@@ -91,8 +110,7 @@ class Builder:
         src = self.sources.get(func)
         if src is None:
             self.check_size(func)
-            src = read_source(func)
-            fold_literals(src.tree)
+            src = parsed_source(func)
             self.sources[func] = src
             self.globals[func] = func_globals(func)
         return src
@@ -160,11 +178,16 @@ class Builder:
         return module
 
 
-def compile_module(func: Any, arg_types: tuple[Type, ...]) -> N.Module:
-    """Front end and IR passes: the module every back end reads (raises ``KernelCompileError``)."""
+def compile_module(func: Any, arg_types: tuple[Type, ...], *, lowered: list | None = None) -> N.Module:
+    """Front end and IR passes: the module every back end reads (raises ``KernelCompileError``). ``lowered``,
+    if given, gets every Python function whose source was read, the kernel first (what the module depends on,
+    with the values their names are bound to: ``gpusim.kernel_cache``)."""
     func = getattr(func, "py_func", func)
     if len(arg_types) != func.__code__.co_argcount:
         raise KernelCompileError(f"kernel {func.__name__!r} takes {func.__code__.co_argcount} arguments, "
                                  f"{len(arg_types)} types given")
-    module = Builder().build(func, tuple(arg_types))
-    return analyse(contract(module))
+    builder = Builder()
+    module = builder.build(func, tuple(arg_types))
+    if lowered is not None:
+        lowered.extend(builder.sources)
+    return analyse(contract(module, in_place=True))  # the module is this call's own: no copy

@@ -30,7 +30,7 @@ from ..faults import UnsupportedConstruct
 from . import nodes as N
 from .nodes import Uni, join
 from .types import Array
-from .walk import children
+from .walk import children, copy_tree
 
 _SPECIAL_UNI = {"laneid": Uni.LANE, "lanemask_lt": Uni.LANE, "warpsize": Uni.GRID}
 for _axis in "xyz":
@@ -193,7 +193,7 @@ class _Pass:
 
     def analyse(self, key: tuple) -> N.Function:
         name, levels = key
-        fn = copy.deepcopy(self.module.functions[name])
+        fn = copy_tree(self.module.functions[name])
         n = self.names.get(name, 0)
         if n:
             fn.name = f"{name}@{''.join(lvl.name[0] for lvl in levels)}"

@@ -33,6 +33,9 @@ are kept per element size.
 from __future__ import annotations
 
 import linecache
+import threading
+import types
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -476,11 +479,36 @@ class ModuleGen:
         kernel = module.entry
         fake = f"<gpusim {kernel.py_name}>"
         linecache.cache[fake] = (len(text), None, text.splitlines(True), fake)
-        code = compile(text, fake, "exec")
+        code = _code_of(text, fake)
         exec(code, self.namespace)
         entry = straight_line(kernel.body)
         return Compiled(kernel.py_name, text, self.namespace[self.functions[module.kernel]], line_map,
                         module.filename, module, (entry.fixed * OVERHEAD, entry.lanes))
+
+
+#: generated text -> its code object: a suite compiles one kernel for many argument types, and nearly half of
+#: those modules come out the same text (types decide the constants bound in the namespace, not the code)
+_CODE: OrderedDict[tuple[str, str], types.CodeType] = OrderedDict()
+MAX_CODES = 1024
+
+
+_code_lock = threading.Lock()
+
+
+def _code_of(text: str, filename: str) -> types.CodeType:
+    """``compile`` of generated text, once per text."""
+    key = (filename, text)
+    with _code_lock:
+        code = _CODE.get(key)
+        if code is not None:
+            _CODE.move_to_end(key)
+            return code
+    code = compile(text, filename, "exec")
+    with _code_lock:
+        _CODE[key] = code
+        while len(_CODE) > MAX_CODES:
+            _CODE.popitem(last=False)
+    return code
 
 
 def generate(module: N.Module, instrument: bool) -> Compiled:
