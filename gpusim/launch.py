@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import linecache
 import sys
 import threading
@@ -15,6 +16,7 @@ from . import limits
 from .backends.lanes.codegen import Compiled, generate
 from .faults import KernelError, KernelFault, LaunchError, UnsupportedConstruct
 from .frontend.compiler import compile_module
+from .frontend.enums import member_type, member_value
 from .ir.nodes import Module
 from .ir.types import (
     BOOL,
@@ -86,6 +88,8 @@ def arg_type(value: Any, name: str, code: Any = None) -> Type:
         return record_ref(_record_array_type(np.asarray(value).reshape(1), name, code))
     if isinstance(value, (bool, np.bool_)):
         return BOOL
+    if isinstance(value, enum.Enum) and isinstance(member_value(value), int):  # numba's (IntEnum)Member
+        return member_type(value)
     if isinstance(value, int):
         if -(1 << 63) <= value < (1 << 63):
             return INT64
@@ -183,6 +187,8 @@ def _leaves(name: str, value: Any, t: Type) -> list[tuple[str, Any, Type]]:
 
 def _scalar(v: Any, t: Type) -> Any:
     """A scalar argument as the NumPy scalar of its IR type."""
+    if isinstance(v, enum.Enum):
+        return t.dtype.type(member_value(v))
     return t.dtype.type(v)
 
 

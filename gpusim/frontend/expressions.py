@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from ..ir.types import BOOL, FLOAT64, INT64, NONE, Array, RecordRef, Scalar, Tup
 from ..ir.values import convert, python_value
 from . import typing as ty
 from .constants import literal_type
+from .enums import EnumClassRef, EnumMember, as_plain_int
 from .names import (
     BUILTINS,
     MATH_CONSTS,
@@ -26,6 +28,7 @@ from .names import (
     CudaRef,
     DeviceFnRef,
     DTypeRef,
+    IntEnumRef,
     MathRef,
     ModuleRef,
     OtherRef,
@@ -154,6 +157,8 @@ class ExprLowering:
 
     def ref_value(self, ref: Any, node: ast.AST) -> N.Expr:
         line = node.lineno
+        if isinstance(ref, enum.Enum) and not isinstance(ref, int):
+            return self.enum_const(ref, node)
         if isinstance(ref, (bool, int, float, np.bool_, np.integer, np.floating)):
             if isinstance(ref, np.generic):  # a NumPy scalar keeps its type (numba: a typed constant)
                 t = Scalar(np.dtype(type(ref)).name)
@@ -302,6 +307,9 @@ class ExprLowering:
         return N.Const(False if t.is_bool else 0.0 if t.is_float else 0, type=t, line=line)
 
     def subscript(self, node: ast.Subscript) -> N.Expr:
+        cls = self.resolve(node.value)
+        if isinstance(cls, (EnumClassRef, IntEnumRef)):
+            return self.enum_item(cls.cls, node)
         base = self.expr(node.value)
         line = node.lineno
         if isinstance(base.type, RecordRef) or (is_record_array(base.type) and isinstance(
@@ -378,6 +386,11 @@ class ExprLowering:
 
     # -- operators ----------------------------------------------------------------------------------------------
     def binary(self, op: str, left: N.Expr, right: N.Expr, node: ast.AST) -> N.Expr:
+        if isinstance(left.type, EnumMember) or isinstance(right.type, EnumMember):
+            decided = self.enum_compare(op, left, right, node)
+            if decided is not None:
+                return decided
+            left, right = as_plain_int(left), as_plain_int(right)
         sym = N.SYMBOLS[op]
         if not (isinstance(left.type, Scalar) and isinstance(right.type, Scalar)):
             raise self.error(node, f"the operator {sym} is not supported on {left.type} and {right.type} in a "
@@ -472,8 +485,16 @@ class ExprLowering:
         """``x is None`` (a value of a kernel is never None: False), ``b is True`` / ``b is False`` of a bool
         (its value), and their ``is not``, as numba types them."""
         left = self.expr(node.left)
-        want = node.comparators[0].value
         negate = isinstance(node.ops[0], ast.IsNot)
+        other = node.comparators[0]
+        if not isinstance(other, ast.Constant):
+            right = self.expr(other)
+            same = self.enum_identity(left, right, negate, node)
+            if same is not None:
+                return same
+            raise self.error(node, f"'is' compares a value with None, True or False in a kernel (or two enum "
+                                   f"members), not a {left.type} with a {right.type}")
+        want = other.value
         line = node.lineno
         if want is None:
             return N.Const(negate, type=BOOL, line=line)

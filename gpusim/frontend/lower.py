@@ -23,6 +23,7 @@ from . import typing as ty
 from .array_methods import ArrayMethodLowering
 from .calls import CallLowering
 from .closures import ClosureLowering
+from .enums import EnumLowering
 from .expressions import ExprLowering, TypeConflict
 from .iteration import IterationLowering
 from .numeric_calls import NumericCallLowering
@@ -60,7 +61,7 @@ class LoopContext:
 
 
 class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLowering, IterationLowering,
-                       RecordLowering, SliceLowering, ClosureLowering, ArrayMethodLowering):
+                       RecordLowering, SliceLowering, ClosureLowering, ArrayMethodLowering, EnumLowering):
     """Lowers one function for one tuple of argument types; ``builder`` supplies callees and globals."""
 
     def __init__(self, builder: Builder, func: Any, src: Source, key: str, arg_types: tuple[Type, ...],

@@ -153,6 +153,12 @@ def classify_global(name: str, obj: Any) -> Any:
         return int(obj)
     if isinstance(obj, type) and issubclass(obj, enum.IntEnum):
         return IntEnumRef(obj)
+    if isinstance(obj, enum.Enum):  # a member of another Enum: a value of its class (frontend.enums)
+        return obj
+    if isinstance(obj, type) and issubclass(obj, enum.Enum):
+        from .enums import EnumClassRef
+
+        return EnumClassRef(obj)
     op = _operator_name(obj)
     if op is not None:
         return OperatorRef(op)
@@ -261,4 +267,8 @@ def qualified(base: Any, parts: list[str]) -> Any:
         return CudaRef(base.path + "." + ".".join(parts))
     if isinstance(base, IntEnumRef) and len(parts) == 1 and isinstance(base.cls.__dict__.get(parts[0]), base.cls):
         return int(base.cls.__dict__[parts[0]])
+    from .enums import EnumClassRef, member_of
+
+    if isinstance(base, EnumClassRef) and len(parts) == 1:
+        return member_of(base.cls, parts[0])
     return None
