@@ -10,8 +10,9 @@ the simulator drops. A launch:
    with scalars cast to the eager signature's types where there is one;
 2. runs ``gpusim.launch`` on a copy of the kernel whose global and closure arrays are frozen at its first
    launch (numba compiles them in as constants);
-3. writes what the kernel printed to stdout, then raises the first fault the policy says to raise
-   (``policy.as_raised``), or copies the results back.
+3. writes what the kernel printed to stdout and a line on stderr for each fault the policy reports (once per
+   kernel and kind), then raises the first fault the policy says to raise (``policy.as_raised``), or copies
+   the results back.
 
 A kernel gpusim cannot run — a compile error, an argument it does not take, a Python error in gpusim's code
 for it — is an error in ``strict`` mode; in ``fallback`` mode any device array gpusim wrote is restored, numba's
@@ -35,7 +36,7 @@ import numpy as np
 from ..frontend.names import CapturedDeviceArray
 from ..frontend.source import remember_exec_sources
 from ..launch import launch
-from .policy import FaultPolicy, as_raised, is_limitation
+from .policy import FaultPolicy, as_raised, is_limitation, kind_of, report_line
 
 
 @dataclass
@@ -48,6 +49,8 @@ class Stats:
     fallback_seconds: float = 0.0
     #: "kernel (file:line)" -> why gpusim could not run it (the first reason seen)
     fallbacks: dict[str, str] = field(default_factory=dict)
+    #: (kernel, kind) -> the line written for the first fault of that kind the policy reports (``policy``)
+    reported: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 @dataclass
@@ -125,7 +128,7 @@ def detach() -> None:
 def stats() -> Stats:
     """A copy of this process's counts so far."""
     return Stats(_stats.gpusim_launches, _stats.gpusim_seconds, _stats.fallback_launches, _stats.fallback_seconds,
-                 dict(_stats.fallbacks))
+                 dict(_stats.fallbacks), dict(_stats.reported))
 
 
 # ---------------------------------------------------------------------------------------------- a launch
@@ -154,6 +157,7 @@ def _launch(kernel: Any, args: tuple, original_call: Any) -> Any:
     fault = _settings.policy.first_to_raise(report.faults)
     _stats.gpusim_launches += 1
     _write_output(report)
+    _report(kernel, _settings.policy.to_report(report.faults))
     try:
         if fault is not None:
             raise as_raised(fault) from None
@@ -170,6 +174,15 @@ def _write_output(report: Any) -> None:
         sys.stdout.write("".join(rec.text + "\n" for rec in report.output))
     if report.output_dropped:
         sys.stderr.write(f"gpusim: {report.output_dropped} more lines printed by the kernel were not kept\n")
+
+
+def _report(kernel: Any, faults: list) -> None:
+    """One line on stderr for the first fault of each kind the policy reports, per kernel."""
+    for f in faults:
+        key = (_where(kernel), kind_of(f))
+        if key not in _stats.reported:
+            line = _stats.reported[key] = report_line(key[0], f)
+            sys.stderr.write(line + "\n")
 
 
 def _cannot_run(kernel: Any, error: Exception, fault: Any, args: tuple, original_call: Any, saved: list,

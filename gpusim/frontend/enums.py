@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import enum
 from dataclasses import dataclass
-from typing import Any
 
 from ..faults import KernelCompileError
 from ..ir import nodes as N

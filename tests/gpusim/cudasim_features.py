@@ -9,9 +9,7 @@ thread wrote). It writes each kernel's outputs as lists, what the drop-in printe
 
 from __future__ import annotations
 
-import contextlib
 import enum
-import io
 import json
 import sys
 
