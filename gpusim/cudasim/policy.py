@@ -59,8 +59,8 @@ class FaultPolicy:
             kind, _, action = part.partition("=")
             kind, action = kind.strip(), action.strip()
             if kind not in KINDS or action not in ACTIONS:
-                raise ValueError(f"fault policy {text!r}: write raise, report, off, or kind=raise|report|off with kind one of "
-                                 f"{', '.join(KINDS)}")
+                raise ValueError(f"fault policy {text!r}: write raise, report, off, or kind=raise|report|off with "
+                                 f"kind one of {', '.join(KINDS)}")
             actions[kind] = action
         return cls(tuple(actions.items()))
 
