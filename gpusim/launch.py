@@ -17,6 +17,7 @@ from .backends.lanes.codegen import Compiled, generate
 from .faults import KernelError, KernelFault, LaunchError, UnsupportedConstruct
 from .frontend.compiler import compile_module
 from .frontend.enums import member_type, member_value
+from .frontend.groups import grid_synchronised
 from .ir.nodes import Module
 from .ir.types import (
     BOOL,
@@ -258,6 +259,8 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     refused = limits.refused_by_compiler(memory, module)
     per_chunk = 1 if refused else limits.blocks_per_chunk(memory, info.threads_per_block, int(shared_mem),
                                                           CHUNK_LANES)
+    if not refused and grid_synchronised(module):
+        per_chunk = _cooperative_chunk(per_chunk, info)
     if instrument and not refused:
         limits.check_counts(memory, info.num_blocks, info.num_threads, int(shared_mem),
                             len({id(v) for _, v, _ in leaves if isinstance(v, np.ndarray)}))
@@ -278,6 +281,7 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     budget = DEFAULT_MAX_STEPS if max_steps is None else max_steps
     rt = Runtime(info, module.source_line, comp.name, obs, budget, int(shared_mem), len(handles) + 1,
                  int(max_output_lines))
+    rt.globals_tracked = list(handles.values())
     global_infos = [h.info for h in handles.values()]
     for o in obs:
         o.start(info, list(global_infos))   # each its own list: what one observer does to it is its own
@@ -323,6 +327,26 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         o.finish(report)
     report.seconds = time.perf_counter() - t0
     return report
+
+
+#: a cooperative launch's blocks must all be resident on the GPU at once: at most 2,048 threads on each of the
+#: H200's 132 SMs (numba-cuda's max_cooperative_grid_blocks says how many blocks of a given size fit)
+COOPERATIVE_MAX_THREADS = 132 * 2048
+
+
+def _cooperative_chunk(per_chunk: int, info: LaunchInfo) -> int:
+    """A kernel that syncs its grid runs every block at once, in one chunk (numba-cuda launches it
+    cooperatively: all its blocks resident together, or the launch fails)."""
+    nblocks = info.num_blocks
+    if info.num_threads > COOPERATIVE_MAX_THREADS:
+        raise LaunchError(f"kernel {info.kernel!r} syncs its grid, so all {nblocks:,} blocks must be resident at "
+                          f"once (a cooperative launch): {info.num_threads:,} threads is more than the GPU holds "
+                          f"({COOPERATIVE_MAX_THREADS:,}); launch fewer blocks and loop over the work")
+    if per_chunk < nblocks and per_chunk < CHUNK_LANES // info.threads_per_block:  # shared memory set the chunk
+        raise LaunchError(f"kernel {info.kernel!r} syncs its grid, so its {nblocks:,} blocks run at once, and "
+                          f"their shared arrays need more simulator memory than gpusim allows ({per_chunk} blocks "
+                          "at a time); launch fewer blocks")
+    return nblocks
 
 
 def _record_error(rt: Runtime, comp: Compiled, e: Exception) -> None:

@@ -23,6 +23,7 @@ from ..faults import (
     DataRace,
     KernelError,
     KernelFault,
+    KernelRaised,
     KernelTimeout,
     OutOfBounds,
     UninitializedRead,
@@ -96,9 +97,18 @@ def is_limitation(fault: KernelFault) -> bool:
     return isinstance(fault, KernelError) and fault.__cause__ is not None
 
 
-def as_raised(fault: KernelFault) -> KernelFault:
-    """The fault as the drop-in raises it: numba's simulator's ``tid=[..] ctaid=[..]:`` prefix, same type."""
+def as_raised(fault: KernelFault) -> BaseException:
+    """The fault as the drop-in raises it: numba's simulator's ``tid=[..] ctaid=[..]:`` prefix, same type; the
+    kernel's own ``raise`` as the exception it raised, its message so prefixed (as numba's simulator does)."""
     if fault.thread is None or fault.block is None:
         return fault
-    prefix = f"tid={list(fault.thread)} ctaid={list(fault.block)}: "
-    return dataclasses.replace(fault, summary=prefix + fault.summary)
+    prefix = f"tid={list(fault.thread)} ctaid={list(fault.block)}"
+    if isinstance(fault, KernelRaised) and fault.exception is not None:
+        exc = fault.exception
+        made = exc() if isinstance(exc, type) else exc
+        text = str(made)
+        try:
+            return type(made)(f"{prefix}: {text}" if text else prefix)
+        except Exception:  # an exception class whose constructor wants other arguments: as it was made
+            return made
+    return dataclasses.replace(fault, summary=f"{prefix}: {fault.summary}")

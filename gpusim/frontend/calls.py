@@ -171,6 +171,8 @@ class CallLowering:
         if isinstance(ref, OtherRef) and ref.module == "numpy" and ref.attr in UFUNCS:
             done = self.ufunc_call(ref.attr, node)
             return done if isinstance(done, list) else [N.ExprStmt(done, line=line)]
+        if ref is None and (synced := self.group_sync(node)) is not None:
+            return synced
         e = self.call(node, used=False)
         return [] if e is None else [N.ExprStmt(e, line=line)]
 
@@ -298,6 +300,8 @@ class CallLowering:
         line = node.lineno
         if path.startswith("libdevice."):
             return libdevice_call(self, path[len("libdevice."):], node)
+        if path == "cg.this_grid":
+            return self.this_grid(node)
         if path not in CALL_SIGNATURES:
             raise self.error(node, f"cuda.{path} is not supported by gpusim")
         if path in _SHUFFLES and (len(node.args) > 3 or any(k.arg == "width" for k in node.keywords)):

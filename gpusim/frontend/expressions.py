@@ -492,7 +492,7 @@ class ExprLowering:
             same = self.enum_identity(left, right, negate, node)
             if same is not None:
                 return same
-            raise self.error(node, f"'is' compares a value with None, True or False in a kernel (or two enum "
+            raise self.error(node, f"`is` compares with None, True or False only in a kernel (or two enum "
                                    f"members), not a {left.type} with a {right.type}")
         want = other.value
         line = node.lineno

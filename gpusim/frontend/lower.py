@@ -24,7 +24,9 @@ from .array_methods import ArrayMethodLowering
 from .calls import CallLowering
 from .closures import ClosureLowering
 from .enums import EnumLowering
+from .exceptions import ExceptionLowering
 from .expressions import ExprLowering, TypeConflict
+from .groups import GroupLowering
 from .iteration import IterationLowering
 from .numeric_calls import NumericCallLowering
 from .records import RecordLowering, is_record_array
@@ -61,7 +63,8 @@ class LoopContext:
 
 
 class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLowering, IterationLowering,
-                       RecordLowering, SliceLowering, ClosureLowering, ArrayMethodLowering, EnumLowering):
+                       RecordLowering, SliceLowering, ClosureLowering, ArrayMethodLowering, EnumLowering,
+                       ExceptionLowering, GroupLowering):
     """Lowers one function for one tuple of argument types; ``builder`` supplies callees and globals."""
 
     def __init__(self, builder: Builder, func: Any, src: Source, key: str, arg_types: tuple[Type, ...],
@@ -259,6 +262,8 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
             return self.return_stmt(s)
         if isinstance(s, ast.FunctionDef):
             return self.nested_def(s)
+        if isinstance(s, ast.Raise):
+            return self.raise_stmt(s)
         raise self.error(s, f"the statement {type(s).__name__} is not supported in a kernel")  # pragma: no cover
 
     def return_stmt(self, s: ast.Return) -> list[N.Stmt]:

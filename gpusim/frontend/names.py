@@ -191,7 +191,7 @@ CONSTRUCT_NAMES = {
     ast.List: "a list", ast.Dict: "a dict", ast.Set: "a set", ast.ListComp: "a list comprehension",
     ast.DictComp: "a dict comprehension", ast.SetComp: "a set comprehension", ast.GeneratorExp: "a generator",
     ast.Lambda: "a lambda", ast.JoinedStr: "an f-string", ast.Try: "try/except", ast.With: "a with block",
-    ast.Raise: "raise", ast.ClassDef: "a class", ast.Global: "global",
+    ast.ClassDef: "a class", ast.Global: "global",
     ast.Nonlocal: "nonlocal", ast.Delete: "del", ast.Import: "import", ast.ImportFrom: "import",
     ast.Assert: "assert", ast.Yield: "yield", ast.Await: "await", ast.Starred: "*-unpacking",
     ast.NamedExpr: "the := operator",

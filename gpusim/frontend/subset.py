@@ -18,7 +18,7 @@ def assigned_names(tree: ast.FunctionDef) -> set[str]:
 
 
 ALLOWED_STMTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.If, ast.For, ast.While, ast.Break, ast.Continue,
-                 ast.Return, ast.Expr, ast.Pass, ast.FunctionDef)
+                 ast.Return, ast.Expr, ast.Pass, ast.FunctionDef, ast.Raise)
 
 
 def check_subset(src: Source, tree: ast.FunctionDef) -> None:

@@ -2,9 +2,10 @@
 
     GPUSIM_CUDASIM=strict NUMBA_ENABLE_CUDASIM=1 python cudasim_features.py OUT.json
 
-Enum members as kernel values and the drop-in's policy for hazards (a data race, a read of shared memory no
-thread wrote). It writes each kernel's outputs as lists, what the drop-in printed for hazards, and
-``gpusim.cudasim.stats()``; the test holds the expected values (Python's and numba's rules).
+Enum members as kernel values, ``raise`` in kernels and device functions, a grid group's ``sync()``, and the
+drop-in's policy for hazards (a data race, a read of shared memory no thread wrote). It writes each kernel's
+outputs as lists, the exceptions caught, and ``gpusim.cudasim.stats()`` (with the hazards it reported); the test
+holds the expected values (Python's and numba's rules, a hand computation).
 """
 
 from __future__ import annotations
@@ -63,6 +64,65 @@ def enum_globals(out):
     out[3, i] = Level["error"] - Level.debug
 
 
+class Overdrawn(Exception):
+    pass
+
+
+LIMIT = "over the limit"
+
+
+@cuda.jit(device=True)
+def check_balance(x):
+    if x < 0:
+        raise Overdrawn(LIMIT)
+    return x
+
+
+@cuda.jit(debug=True, opt=False)
+def withdraw(out, a):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = check_balance(a[i])
+
+
+@cuda.jit
+def raise_bare(flag):
+    if flag:
+        raise KeyError
+
+
+@cuda.jit
+def reverse_rows(m):
+    # each row is the row above it reversed, plus one: thread col reads what another block wrote before the
+    # grid's barrier
+    col = cuda.grid(1)
+    g = cuda.cg.this_grid()
+    for row in range(1, m.shape[0]):
+        m[row, col] = m[row - 1, m.shape[1] - 1 - col] + 1
+        g.sync()
+
+
+@cuda.jit
+def reverse_rows_unsynced(m):
+    col = cuda.grid(1)
+    for row in range(1, m.shape[0]):
+        m[row, col] = m[row - 1, m.shape[1] - 1 - col] + 1
+
+
+@cuda.jit
+def shared_unwritten(out):
+    s = cuda.shared.array(4, np.float32)
+    out[cuda.threadIdx.x] = s[cuda.threadIdx.x]
+
+
+def caught(launch) -> dict:
+    try:
+        launch()
+    except Exception as e:  # what the test checks is the type and the message
+        return {"types": [c.__name__ for c in type(e).__mro__], "message": str(e)}
+    return {"types": [], "message": ""}
+
+
 def main(path: str) -> None:
     res: dict = {}
     cases = {"same": (Suit.spades, Suit.trumps), "other": (Suit.hearts, Suit.clubs),
@@ -74,8 +134,20 @@ def main(path: str) -> None:
     out = np.zeros((4, 2), np.int64)
     enum_globals[1, 2](out)
     res["enum_globals"] = out.tolist()
+    a = np.array([3.0, 1.0, -2.0, 5.0])
+    out = np.zeros(4)
+    res["raise_device"] = caught(lambda: withdraw[1, 4](out, a))
+    res["raise_none"] = caught(lambda: withdraw[1, 4](out, np.abs(a)))
+    res["raise_none_out"] = out.tolist()
+    res["raise_bare"] = caught(lambda: raise_bare[2, 32](True))
+    m = np.zeros((6, 128), np.int32)
+    reverse_rows[4, 32](m)
+    res["grid_rows"] = m.tolist()
+    reverse_rows_unsynced[4, 32](np.zeros((6, 128), np.int32))
+    shared_unwritten[1, 4](np.zeros(4, np.float32))
     st = gpusim.cudasim.stats()
     res["stats"] = {"gpusim": st.gpusim_launches, "fallback": st.fallback_launches}
+    res["reported"] = [[k[0], k[1], v] for k, v in st.reported.items()]
     with open(path, "w") as f:
         json.dump(res, f)
 

@@ -1,8 +1,10 @@
-"""Enum members in kernels and the drop-in's hazard policy, run through the drop-in (GPUSIM_CUDASIM=strict).
+"""Enum members, ``raise``, grid sync and the drop-in's hazard policy, run through the drop-in
+(GPUSIM_CUDASIM=strict).
 
 The kernels are in cudasim_features.py, run in a child process (numba's simulator replaces numba.cuda when
 imported). Expected values are Python's rules for enums (numba-cuda follows them: members compare by identity,
-an IntEnum member is its int), never gpusim's output.
+an IntEnum member is its int), numba's simulator's wording of a kernel's exception (``tid=[..] ctaid=[..]:
+message``), and a hand computation of the grid-synchronised kernel; never gpusim's output.
 """
 
 from __future__ import annotations
@@ -19,13 +21,17 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 
 
-def _run(tmp_path: Path, **env_extra: str) -> dict:
+def _child(out: Path, **env_extra: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GPUSIM_CUDASIM", "NUMBA_ENABLE_CUDASIM"))}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
     env.update(GPUSIM_CUDASIM="strict", NUMBA_ENABLE_CUDASIM="1", **env_extra)
-    out = tmp_path / "res.json"
-    proc = subprocess.run([sys.executable, str(HERE / "cudasim_features.py"), str(out)], env=env,
+    return subprocess.run([sys.executable, str(HERE / "cudasim_features.py"), str(out)], env=env,
                           capture_output=True, text=True, timeout=300)
+
+
+def _run(tmp_path: Path) -> dict:
+    out = tmp_path / "res.json"
+    proc = _child(out)
     assert proc.returncode == 0, proc.stderr[-3000:]
     res = json.loads(out.read_text())
     res["stderr"] = proc.stderr
@@ -39,7 +45,7 @@ def res(tmp_path_factory):
 
 def test_every_launch_ran_on_gpusim(res):
     assert res["stats"]["fallback"] == 0
-    assert res["stats"]["gpusim"] >= 4
+    assert res["stats"]["gpusim"] >= 10
 
 
 def test_enum_members_compare_by_identity_within_their_class(res):
@@ -51,3 +57,37 @@ def test_enum_members_compare_by_identity_within_their_class(res):
 
 def test_enum_members_from_globals_subscripts_and_device_functions(res):
     assert res["enum_globals"] == [[1, 1], [1, 0], [0, 1], [30, 30]]
+
+
+def test_raise_in_a_device_function_reaches_the_host_as_the_exception_raised(res):
+    got = res["raise_device"]
+    assert got["types"][0] == "Overdrawn"
+    assert got["message"] == "tid=[2, 0, 0] ctaid=[0, 0, 0]: over the limit"   # a[2] is the negative one
+    assert res["raise_none"]["types"] == [] and res["raise_none_out"] == [3.0, 1.0, 2.0, 5.0]
+    bare = res["raise_bare"]
+    assert bare["types"][0] == "KeyError" and "tid=[0, 0, 0] ctaid=[0, 0, 0]" in bare["message"]
+
+
+def test_grid_sync_orders_every_block_and_is_not_a_race(res):
+    cols = 128
+    rows = [[0] * cols]
+    for _ in range(5):
+        rows.append([v + 1 for v in reversed(rows[-1])])
+    assert res["grid_rows"] == rows
+    kinds = {(name.split(" ")[0].strip("'"), kind) for name, kind, _ in res["reported"]}
+    assert ("reverse_rows", "race") not in kinds
+
+
+def test_hazards_are_reported_once_per_kernel_and_kind_with_block_thread_and_line(res):
+    kinds = {(name.split(" ")[0].strip("'"), kind) for name, kind, _ in res["reported"]}
+    assert kinds == {("reverse_rows_unsynced", "race"), ("shared_unwritten", "uninit")}
+    for _, _, line in res["reported"]:
+        assert "block (0, 0, 0) thread (" in line and "cudasim_features.py:" in line
+        assert "GPUSIM_CUDASIM_FAULTS=raise" in line
+    assert sum(ln.startswith("gpusim: kernel") for ln in res["stderr"].splitlines()) == 2
+
+
+def test_hazards_raise_when_the_policy_says_so(tmp_path):
+    proc = _child(tmp_path / "res.json", GPUSIM_CUDASIM_FAULTS="raise")
+    assert proc.returncode != 0
+    assert "DataRace" in proc.stderr and "reverse_rows_unsynced" in proc.stderr
