@@ -34,6 +34,7 @@ from .slicing import SliceLowering
 from .source import Source
 from .subset import assigned_names, check_subset, error
 from .ufuncs import UfuncLowering
+from .vectors import VectorLowering
 
 if TYPE_CHECKING:
     from .compiler import Builder
@@ -64,7 +65,7 @@ class LoopContext:
 
 class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLowering, IterationLowering,
                        RecordLowering, SliceLowering, ClosureLowering, ArrayMethodLowering, EnumLowering,
-                       ExceptionLowering, GroupLowering):
+                       ExceptionLowering, GroupLowering, VectorLowering):
     """Lowers one function for one tuple of argument types; ``builder`` supplies callees and globals."""
 
     def __init__(self, builder: Builder, func: Any, src: Source, key: str, arg_types: tuple[Type, ...],

@@ -2,7 +2,8 @@
 
     GPUSIM_CUDASIM=strict NUMBA_ENABLE_CUDASIM=1 python cudasim_features.py OUT.json
 
-Enum members as kernel values, ``raise`` in kernels and device functions, a grid group's ``sync()``, and the
+Enum members as kernel values, ``raise`` in kernels and device functions, a grid group's ``sync()``, vector
+types (``cuda.float32x4``, ``cuda.short2``), and the
 drop-in's policy for hazards (a data race, a read of shared memory no thread wrote). It writes each kernel's
 outputs as lists, the exceptions caught, and ``gpusim.cudasim.stats()`` (with the hazards it reported); the test
 holds the expected values (Python's and numba's rules, a hand computation).
@@ -115,6 +116,23 @@ def shared_unwritten(out):
     out[cuda.threadIdx.x] = s[cuda.threadIdx.x]
 
 
+@cuda.jit(device=True)
+def swap_xy(v):
+    return cuda.float32x2(v.y, v.x)
+
+
+@cuda.jit
+def vectors(out, a):
+    i = cuda.threadIdx.x
+    pair = cuda.float32x2(a[i], 2.5)                 # components converted to float32
+    quad = cuda.float32x4(swap_xy(pair), cuda.float32x2(7, pair.x))   # vectors' components in order
+    small = cuda.short2(70000, -3)                   # short: int16, converted as the GPU converts (wraps)
+    for k, v in enumerate(tuple((quad.x, quad.y, quad.z, quad.w))):
+        out[i, k] = v
+    out[i, 4] = small.x
+    out[i, 5] = small.y
+
+
 def caught(launch) -> dict:
     try:
         launch()
@@ -145,6 +163,9 @@ def main(path: str) -> None:
     res["grid_rows"] = m.tolist()
     reverse_rows_unsynced[4, 32](np.zeros((6, 128), np.int32))
     shared_unwritten[1, 4](np.zeros(4, np.float32))
+    out = np.zeros((2, 6))
+    vectors[1, 2](out, np.array([0.1, -4.0]))
+    res["vectors"] = out.tolist()
     st = gpusim.cudasim.stats()
     res["stats"] = {"gpusim": st.gpusim_launches, "fallback": st.fallback_launches}
     res["reported"] = [[k[0], k[1], v] for k, v in st.reported.items()]

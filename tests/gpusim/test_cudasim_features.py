@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 HERE = Path(__file__).resolve().parent
@@ -91,3 +92,10 @@ def test_hazards_raise_when_the_policy_says_so(tmp_path):
     proc = _child(tmp_path / "res.json", GPUSIM_CUDASIM_FAULTS="raise")
     assert proc.returncode != 0
     assert "DataRace" in proc.stderr and "reverse_rows_unsynced" in proc.stderr
+
+
+def test_vector_types_are_built_from_numbers_and_smaller_vectors(res):
+    # float32x4(swap(x, 2.5), float32x2(7, x)) = (2.5, x, 7, x), x as float32; short2(70000, -3): int16 wraps
+    # 70000 to 70000 - 65536 = 4464
+    want = [[2.5, float(np.float32(x)), 7.0, float(np.float32(x)), 4464.0, -3.0] for x in (0.1, -4.0)]
+    assert res["vectors"] == want
