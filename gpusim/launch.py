@@ -16,6 +16,7 @@ from . import limits
 from .backends.lanes.codegen import Compiled, generate
 from .faults import KernelError, KernelFault, LaunchError, UnsupportedConstruct
 from .frontend.compiler import compile_module
+from .frontend.datetimes import as_int64, datetime_type
 from .frontend.enums import member_type, member_value
 from .frontend.groups import grid_synchronised
 from .ir.nodes import Module
@@ -74,6 +75,10 @@ def arg_type(value: Any, name: str, code: Any = None) -> Type:
         if value.dtype.fields is not None:
             t = _ARRAY_TYPES[key] = _record_array_type(value, name, code)
             return t
+        if value.dtype.kind in "mM" and value.dtype.isnative:  # int64 counts of a unit (frontend.datetimes)
+            layout = array_of(value.view(np.int64)).layout
+            t = _ARRAY_TYPES[key] = Array(datetime_type(value.dtype), value.ndim, layout, "global")
+            return t
         if value.dtype.kind in "mMV" and value.dtype.isnative:
             what = f"arrays of {value.dtype} are"
             filename = code.co_filename if code is not None else "<unknown>"
@@ -99,6 +104,8 @@ def arg_type(value: Any, name: str, code: Any = None) -> Type:
         raise LaunchError(f"argument {name!r} is {value}, which does not fit in 64 bits")
     if isinstance(value, float):
         return FLOAT64
+    if isinstance(value, (np.datetime64, np.timedelta64)):
+        return datetime_type(value.dtype)
     if isinstance(value, (np.integer, np.floating, np.complex64, np.complex128)):
         return scalar(value.dtype)
     if isinstance(value, complex):
@@ -190,6 +197,8 @@ def _scalar(v: Any, t: Type) -> Any:
     """A scalar argument as the NumPy scalar of its IR type."""
     if isinstance(v, enum.Enum):
         return t.dtype.type(member_value(v))
+    if isinstance(v, (np.datetime64, np.timedelta64)):
+        return as_int64(v)
     return t.dtype.type(v)
 
 
@@ -271,7 +280,8 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         if isinstance(v, np.ndarray):
             h = handles.get(id(v))
             if h is None:
-                h = global_handle(len(handles) + 1, name, v, address, track=True)
+                data = as_int64(v) if v.dtype.kind in "mM" else v   # a datetime array: its int64 counts
+                h = global_handle(len(handles) + 1, name, data, address, track=True)
                 address += (v.nbytes + GLOBAL_ALIGN - 1) // GLOBAL_ALIGN * GLOBAL_ALIGN + GLOBAL_ALIGN
                 handles[id(v)] = h
             call_args.append(h)

@@ -19,6 +19,7 @@ from ..ir.types import BOOL, FLOAT64, INT64, NONE, Array, RecordRef, Scalar, Tup
 from ..ir.values import convert, python_value
 from . import typing as ty
 from .constants import literal_type
+from .datetimes import DateTime
 from .enums import EnumClassRef, EnumMember, as_plain_int
 from .names import (
     BUILTINS,
@@ -391,6 +392,8 @@ class ExprLowering:
             if decided is not None:
                 return decided
             left, right = as_plain_int(left), as_plain_int(right)
+        if isinstance(left.type, DateTime) or isinstance(right.type, DateTime):
+            return self.datetime_binary(op, left, right, node)
         sym = N.SYMBOLS[op]
         if not (isinstance(left.type, Scalar) and isinstance(right.type, Scalar)):
             raise self.error(node, f"the operator {sym} is not supported on {left.type} and {right.type} in a "

@@ -23,6 +23,7 @@ from . import typing as ty
 from .array_methods import ArrayMethodLowering
 from .calls import CallLowering
 from .closures import ClosureLowering
+from .datetimes import DateTimeLowering
 from .enums import EnumLowering
 from .exceptions import ExceptionLowering
 from .expressions import ExprLowering, TypeConflict
@@ -65,7 +66,7 @@ class LoopContext:
 
 class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLowering, IterationLowering,
                        RecordLowering, SliceLowering, ClosureLowering, ArrayMethodLowering, EnumLowering,
-                       ExceptionLowering, GroupLowering, VectorLowering):
+                       ExceptionLowering, GroupLowering, VectorLowering, DateTimeLowering):
     """Lowers one function for one tuple of argument types; ``builder`` supplies callees and globals."""
 
     def __init__(self, builder: Builder, func: Any, src: Source, key: str, arg_types: tuple[Type, ...],

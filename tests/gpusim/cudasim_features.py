@@ -3,7 +3,7 @@
     GPUSIM_CUDASIM=strict NUMBA_ENABLE_CUDASIM=1 python cudasim_features.py OUT.json
 
 Enum members as kernel values, ``raise`` in kernels and device functions, a grid group's ``sync()``, vector
-types (``cuda.float32x4``, ``cuda.short2``), and the
+types (``cuda.float32x4``, ``cuda.short2``), datetime64/timedelta64 arithmetic, and the
 drop-in's policy for hazards (a data race, a read of shared memory no thread wrote). It writes each kernel's
 outputs as lists, the exceptions caught, and ``gpusim.cudasim.stats()`` (with the hazards it reported); the test
 holds the expected values (Python's and numba's rules, a hand computation).
@@ -133,6 +133,15 @@ def vectors(out, a):
     out[i, 5] = small.y
 
 
+@cuda.jit
+def days_between(start, end, delta, later, shifted, step):
+    i = cuda.grid(1)
+    if i < start.size:
+        delta[i] = end[i] - start[i]
+        later[i] = end[i] > start[i]
+        shifted[i] = start[i] + step * 2
+
+
 def caught(launch) -> dict:
     try:
         launch()
@@ -166,6 +175,15 @@ def main(path: str) -> None:
     out = np.zeros((2, 6))
     vectors[1, 2](out, np.array([0.1, -4.0]))
     res["vectors"] = out.tolist()
+    start = np.array(["2024-02-27", "2024-03-01", "NaT", "2000-01-01"], dtype="datetime64[D]")
+    end = np.array(["2024-03-02", "2024-02-01", "2024-01-01", "2000-01-01"], dtype="datetime64[D]")
+    delta = np.zeros(4, dtype="timedelta64[D]")
+    later = np.zeros(4, dtype=np.bool_)
+    shifted = np.zeros(4, dtype="datetime64[D]")
+    days_between[1, 4](start, end, delta, later, shifted, np.timedelta64(3, "D"))
+    res["dates"] = {"start": start.astype(str).tolist(), "end": end.astype(str).tolist(),
+                    "delta": delta.astype(str).tolist(), "later": later.tolist(),
+                    "shifted": shifted.astype(str).tolist()}
     st = gpusim.cudasim.stats()
     res["stats"] = {"gpusim": st.gpusim_launches, "fallback": st.fallback_launches}
     res["reported"] = [[k[0], k[1], v] for k, v in st.reported.items()]

@@ -99,3 +99,12 @@ def test_vector_types_are_built_from_numbers_and_smaller_vectors(res):
     # 70000 to 70000 - 65536 = 4464
     want = [[2.5, float(np.float32(x)), 7.0, float(np.float32(x)), 4464.0, -3.0] for x in (0.1, -4.0)]
     assert res["vectors"] == want
+
+
+def test_datetime_arithmetic_follows_numpy_with_nat(res):
+    d = res["dates"]
+    start = np.array(d["start"], dtype="datetime64[D]")
+    end = np.array(d["end"], dtype="datetime64[D]")
+    assert d["delta"] == (end - start).astype(str).tolist()     # 2024 is a leap year: 4 days; NaT stays NaT
+    assert d["later"] == (end > start).tolist()                 # a comparison with NaT is False
+    assert d["shifted"] == (start + np.timedelta64(6, "D")).astype(str).tolist()
