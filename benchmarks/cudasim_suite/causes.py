@@ -15,6 +15,8 @@ from pathlib import Path
 
 #: (cause, regular expression over "first line / source line / test id"), tried in order
 RULES: list[tuple[str, str]] = [
+    ("a test of numba's simulator's own limits (`alignment=` is refused \"in cudasim\"); gpusim is not that "
+     "simulator", r"TestCudasimUnsupportedAlignment"),
     ("kernel source not readable by `inspect` (kernels built with `exec`, or run by `python -c` in a child)",
      r"cannot read the source of kernel|CalledProcessError: Command .*'-c'"),
     ("a fault in the test's own kernel, which numba's simulator cannot see (data race, uninitialized shared "
@@ -45,7 +47,8 @@ RULES: list[tuple[str, str]] = [
      r"\bnp\.|numpy|reshape|\.copy\(\)|\.view\(\)|TestUFuncs|test_ufunc"),
     ("nested functions; `for` over arrays, `enumerate`, `zip` and tuples; `*`-unpacking",
      r"nested function|only `for|\*-unpacking"),
-    ("bytes and strings as values", r"strings cannot"),
+    ("bytes and strings as values (`arr[i] = \"XYZ\"` into `|S12` / `<U12` arrays and record fields)",
+     r"strings cannot|dtype \|S\d+|dtype <U\d+"),
     ("`is` / `in` comparisons", r"`in` and `is`"),
     ("cooperative groups (`cuda.cg.this_grid().sync()`)", r"cuda\.cg"),
     ("recursive device functions", r"calls itself"),

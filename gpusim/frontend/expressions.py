@@ -33,6 +33,7 @@ from .names import (
     MathRef,
     ModuleRef,
     OtherRef,
+    PyModuleRef,
     classify_global,
     qualified,
 )
@@ -144,6 +145,11 @@ class ExprLowering:
         name = node.id
         if name in self.locals:
             if name not in self.env:
+                if name in self.seen_types and not self.loops:
+                    # assigned on another path only: numba compiles it (an undefined value); a thread that
+                    # reads it is a fault at run time
+                    return N.Trap(f"the local {name!r} is read on a path where it was never assigned",
+                                  type=self.seen_types[name], line=node.lineno)
                 if not (self.loops and name in self.seen_types):
                     raise self.error(node, f"the local {name!r} is read before it is assigned", KernelCompileError)
                 # assigned on another path of this loop, which an earlier iteration may have taken (numba
@@ -181,7 +187,8 @@ class ExprLowering:
             if ref.name in MATH_CONSTS:
                 return N.Const(float(MATH_CONSTS[ref.name]), type=FLOAT64, line=line)
             raise self.error(node, f"math.{ref.name} is not supported in a kernel")
-        what = {DeviceFnRef: "a function", DTypeRef: "a type", ModuleRef: "a module", BuiltinRef: "a builtin",
+        what = {DeviceFnRef: "a function", DTypeRef: "a type", ModuleRef: "a module", PyModuleRef: "a module",
+                BuiltinRef: "a builtin",
                 OtherRef: "an object"}.get(type(ref), "an object")
         raise self.error(node, f"{ast.unparse(node)} is {what}: it cannot be used as a value here")
 

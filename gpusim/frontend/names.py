@@ -61,6 +61,13 @@ class OperatorRef:
 
 
 @dataclass(frozen=True)
+class PyModuleRef:
+    """A Python module other than those ``ModuleRef`` names: ``mod.name`` is whatever that attribute is."""
+
+    module: types.ModuleType
+
+
+@dataclass(frozen=True)
 class IntEnumRef:
     """An ``IntEnum`` class: ``Cls.member`` is the member's int."""
 
@@ -148,7 +155,7 @@ def classify_global(name: str, obj: Any) -> Any:
             return ModuleRef("operator")
         if mname == "cmath":
             return ModuleRef("cmath")
-        raise LookupError(f"module {mname!r}")
+        return PyModuleRef(obj)  # another module: what its attributes are (``mymod.add(x, 1)``)
     if isinstance(obj, enum.IntEnum):  # an IntEnum member is the int it is (numba's IntEnumMember)
         return int(obj)
     if isinstance(obj, type) and issubclass(obj, enum.IntEnum):
@@ -265,6 +272,13 @@ def qualified(base: Any, parts: list[str]) -> Any:
         return OtherRef(base.kind, ".".join(parts))
     if isinstance(base, CudaRef):
         return CudaRef(base.path + "." + ".".join(parts))
+    if isinstance(base, PyModuleRef):
+        if not hasattr(base.module, parts[0]):
+            return None
+        try:
+            return qualified(classify_global(parts[0], getattr(base.module, parts[0])), parts[1:])
+        except LookupError:
+            return None
     if isinstance(base, IntEnumRef) and len(parts) == 1 and isinstance(base.cls.__dict__.get(parts[0]), base.cls):
         return int(base.cls.__dict__[parts[0]])
     from .enums import EnumClassRef, member_of

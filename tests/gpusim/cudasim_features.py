@@ -3,7 +3,8 @@
     GPUSIM_CUDASIM=strict NUMBA_ENABLE_CUDASIM=1 python cudasim_features.py OUT.json
 
 Enum members as kernel values, ``raise`` in kernels and device functions, a grid group's ``sync()``, vector
-types (``cuda.float32x4``, ``cuda.short2``), datetime64/timedelta64 arithmetic, and the
+types (``cuda.float32x4``, ``cuda.short2``), datetime64/timedelta64 arithmetic, device functions and constants
+reached through a module object (``helpers.clamp``), a local assigned on another path only, and the
 drop-in's policy for hazards (a data race, a read of shared memory no thread wrote). It writes each kernel's
 outputs as lists, the exceptions caught, and ``gpusim.cudasim.stats()`` (with the hazards it reported); the test
 holds the expected values (Python's and numba's rules, a hand computation).
@@ -14,6 +15,7 @@ from __future__ import annotations
 import enum
 import json
 import sys
+import types
 
 import numpy as np
 
@@ -142,6 +144,36 @@ def days_between(start, end, delta, later, shifted, step):
         shifted[i] = start[i] + step * 2
 
 
+helpers = types.ModuleType("helpers")   # a module the kernel reaches its device function through
+
+
+@cuda.jit(device=True)
+def _clamp(x, hi):
+    return min(x, hi)
+
+
+helpers.clamp = _clamp
+helpers.HI = 4
+
+
+@cuda.jit
+def through_module(out):
+    i = cuda.threadIdx.x
+    out[i] = helpers.clamp(i, helpers.HI)
+
+
+@cuda.jit
+def assigned_on_one_path(out, flag):
+    if flag:
+        v = 3
+        out[0] = v
+        return
+    else:
+        if flag:
+            out[1] = v      # never runs: v is unassigned here (numba compiles it)
+    out[2] = 9
+
+
 def caught(launch) -> dict:
     try:
         launch()
@@ -184,6 +216,12 @@ def main(path: str) -> None:
     res["dates"] = {"start": start.astype(str).tolist(), "end": end.astype(str).tolist(),
                     "delta": delta.astype(str).tolist(), "later": later.tolist(),
                     "shifted": shifted.astype(str).tolist()}
+    out = np.zeros(6, np.int64)
+    through_module[1, 6](out)
+    res["through_module"] = out.tolist()
+    out = np.zeros(3, np.int64)
+    assigned_on_one_path[1, 1](out, False)
+    res["one_path"] = out.tolist()
     st = gpusim.cudasim.stats()
     res["stats"] = {"gpusim": st.gpusim_launches, "fallback": st.fallback_launches}
     res["reported"] = [[k[0], k[1], v] for k, v in st.reported.items()]

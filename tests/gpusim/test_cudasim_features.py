@@ -108,3 +108,11 @@ def test_datetime_arithmetic_follows_numpy_with_nat(res):
     assert d["delta"] == (end - start).astype(str).tolist()     # 2024 is a leap year: 4 days; NaT stays NaT
     assert d["later"] == (end > start).tolist()                 # a comparison with NaT is False
     assert d["shifted"] == (start + np.timedelta64(6, "D")).astype(str).tolist()
+
+
+def test_a_module_object_s_device_functions_and_constants(res):
+    assert res["through_module"] == [min(i, 4) for i in range(6)]
+
+
+def test_a_local_assigned_on_another_path_compiles_and_faults_only_if_read(res):
+    assert res["one_path"] == [0, 0, 9]
