@@ -339,19 +339,22 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     return report
 
 
-#: a cooperative launch's blocks must all be resident on the GPU at once: at most 2,048 threads on each of the
-#: H200's 132 SMs (numba-cuda's max_cooperative_grid_blocks says how many blocks of a given size fit)
-COOPERATIVE_MAX_THREADS = 132 * 2048
+def cooperative_max_blocks(threads_per_block: int) -> int:
+    """The most blocks a cooperative launch may have: all resident on the GPU at once, on the H200's 132 SMs
+    at most 2,048 threads and 32 blocks each (what numba-cuda's ``max_cooperative_grid_blocks`` reports for a
+    kernel light on registers and shared memory)."""
+    return 132 * min(32, 2048 // max(1, threads_per_block))
 
 
 def _cooperative_chunk(per_chunk: int, info: LaunchInfo) -> int:
     """A kernel that syncs its grid runs every block at once, in one chunk (numba-cuda launches it
     cooperatively: all its blocks resident together, or the launch fails)."""
     nblocks = info.num_blocks
-    if info.num_threads > COOPERATIVE_MAX_THREADS:
-        raise LaunchError(f"kernel {info.kernel!r} syncs its grid, so all {nblocks:,} blocks must be resident at "
-                          f"once (a cooperative launch): {info.num_threads:,} threads is more than the GPU holds "
-                          f"({COOPERATIVE_MAX_THREADS:,}); launch fewer blocks and loop over the work")
+    most = cooperative_max_blocks(info.threads_per_block)
+    if nblocks > most:
+        raise LaunchError(f"kernel {info.kernel!r} syncs its grid, so all its blocks must be resident at once (a "
+                          f"cooperative launch): {nblocks:,} blocks of {info.threads_per_block} threads is more than "
+                          f"the GPU holds ({most:,}); launch fewer blocks and loop over the work")
     if per_chunk < nblocks and per_chunk < CHUNK_LANES // info.threads_per_block:  # shared memory set the chunk
         raise LaunchError(f"kernel {info.kernel!r} syncs its grid, so its {nblocks:,} blocks run at once, and "
                           f"their shared arrays need more simulator memory than gpusim allows ({per_chunk} blocks "

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..frontend.names import CapturedDeviceArray
 from ..frontend.source import remember_exec_sources
-from ..launch import launch
+from ..launch import cooperative_max_blocks, launch
 from .policy import FaultPolicy, as_raised, is_limitation, kind_of, report_line
 
 
@@ -104,8 +104,10 @@ def attach(mode: str = "fallback", faults: str | None = None) -> None:
         return keep_signature
 
     functools.update_wrapper(jit, original_jit)
-    _patched.update(call=original_call, jit=original_jit)
+    _patched.update(call=original_call, jit=original_jit,
+                    cooperative=kernel.FakeOverload.max_cooperative_grid_blocks)
     cls.__call__ = __call__
+    kernel.FakeOverload.max_cooperative_grid_blocks = _max_cooperative_grid_blocks
     for mod in (api, simulator, sys.modules["numba.cuda"]):  # still being imported: not yet numba's attribute
         if getattr(mod, "jit", None) is original_jit:
             mod.jit = jit
@@ -119,10 +121,18 @@ def detach() -> None:
     from numba.cuda.simulator import api, kernel
 
     kernel.FakeCUDAKernel.__call__ = _patched["call"]
+    kernel.FakeOverload.max_cooperative_grid_blocks = _patched["cooperative"]
     for mod in (api, simulator, sys.modules["numba.cuda"]):
         if getattr(mod, "jit", None) is not None and getattr(mod.jit, "__wrapped__", None) is _patched["jit"]:
             mod.jit = _patched["jit"]
     _patched.clear()
+
+
+def _max_cooperative_grid_blocks(self: Any, blockdim: Any) -> int:
+    """How many blocks of ``blockdim`` threads a cooperative (grid-synchronised) launch may have on gpusim: as
+    many as the GPU holds at once (numba's simulator says 1: it cannot sync blocks)."""
+    threads = int(np.prod(blockdim)) if isinstance(blockdim, tuple) else int(blockdim)
+    return cooperative_max_blocks(threads)
 
 
 def stats() -> Stats:

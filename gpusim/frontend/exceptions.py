@@ -52,7 +52,10 @@ class ExceptionLowering:
     def exception_arg(self, node: ast.AST) -> Any:
         if isinstance(node, ast.Constant):
             return node.value
-        value = self.compile_time_object(node)
+        base = node
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        value = None if isinstance(base, ast.Name) and base.id in self.locals else self.compile_time_object(node)
         if not isinstance(value, (str, int, float, bool)):
             raise self.error(node, f"an exception raised in a kernel takes constants as arguments (numba-cuda "
                                    f"needs them at compile time), not {ast.unparse(node)}")

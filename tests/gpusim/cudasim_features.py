@@ -202,6 +202,9 @@ def main(path: str) -> None:
     m = np.zeros((6, 128), np.int32)
     reverse_rows[4, 32](m)
     res["grid_rows"] = m.tolist()
+    res["coop_blocks"] = [reverse_rows.overloads[()].max_cooperative_grid_blocks(b) for b in (32, 256, 1024)]
+    res["coop_too_big"] = caught(lambda: reverse_rows[132 * 8 + 1, 256](np.zeros((2, 132 * 8 * 256 + 256),
+                                                                                np.int32)))
     reverse_rows_unsynced[4, 32](np.zeros((6, 128), np.int32))
     shared_unwritten[1, 4](np.zeros(4, np.float32))
     out = np.zeros((2, 6))

@@ -79,6 +79,12 @@ def test_grid_sync_orders_every_block_and_is_not_a_race(res):
     assert ("reverse_rows", "race") not in kinds
 
 
+def test_a_grid_synchronised_launch_is_as_large_as_the_gpu_holds_at_once(res):
+    # an H200: 132 SMs, each holding at most 2,048 threads in at most 32 blocks
+    assert res["coop_blocks"] == [132 * 32, 132 * 8, 132 * 2]
+    assert "LaunchError" in res["coop_too_big"]["types"] and "1,057 blocks" in res["coop_too_big"]["message"]
+
+
 def test_hazards_are_reported_once_per_kernel_and_kind_with_block_thread_and_line(res):
     kinds = {(name.split(" ")[0].strip("'"), kind) for name, kind, _ in res["reported"]}
     assert kinds == {("reverse_rows_unsynced", "race"), ("shared_unwritten", "uninit")}
