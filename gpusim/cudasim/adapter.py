@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from ..frontend.compiler import DEBUG_MARK
 from ..frontend.names import CapturedDeviceArray
 from ..frontend.source import remember_exec_sources
 from ..launch import cooperative_max_blocks, launch
@@ -303,7 +304,8 @@ def _frozen(kernel: Any) -> Any:
     fn = kernel.py_func
     names = set(fn.__code__.co_names)
     cells = fn.__closure__ or ()
-    if any(_as_compiled(fn.__globals__.get(n)) is not None for n in names) or any(
+    debug = bool(getattr(kernel, "_debug", False))
+    if debug or any(_as_compiled(fn.__globals__.get(n)) is not None for n in names) or any(
             _as_compiled(_cell_value(c)) is not None for c in cells):
         glob = dict(fn.__globals__)
         for n in names:
@@ -312,6 +314,8 @@ def _frozen(kernel: Any) -> Any:
         closure = tuple(c if (v := _as_compiled(_cell_value(c))) is None else types.CellType(v) for c in cells)
         func = types.FunctionType(fn.__code__, glob, fn.__name__, fn.__defaults__, closure or None)
         func.__kwdefaults__, func.__qualname__, func.__module__ = fn.__kwdefaults__, fn.__qualname__, fn.__module__
+        if debug:  # compiled as numba-cuda's debug=True: divisions by zero raise (a copy: the same py_func
+            setattr(func, DEBUG_MARK, True)  # may also be jitted without debug)
     else:
         func = fn
     kernel._gpusim_frozen = func

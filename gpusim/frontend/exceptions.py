@@ -14,11 +14,26 @@ from typing import Any
 
 from ..faults import KernelCompileError
 from ..ir import nodes as N
-from ..ir.types import INT64
+from ..ir.types import BOOL, INT64
+
+
+class KernelZeroDivision(ZeroDivisionError, FloatingPointError):
+    """A division by zero in a kernel compiled with ``debug=True``: numba-cuda raises ``ZeroDivisionError`` (its
+    Python error model), numba's simulator ``FloatingPointError`` (NumPy's, set to raise); this is both."""
 
 
 class ExceptionLowering:
     """Mixed into ``FunctionLowering``."""
+
+    def checked_division(self, op: str, divisor: N.Expr, value: N.Expr, line: int) -> N.Expr:
+        """``value`` (a division by ``divisor``), raising ``KernelZeroDivision`` on the lanes whose divisor is 0
+        when the kernel is compiled with debug=True (numba-cuda checks then, and only then)."""
+        if not self.builder.debug or op not in ("truediv", "floordiv", "mod"):
+            return value
+        zero = N.Compare("eq", divisor, N.Const(0, type=divisor.type, line=line), type=BOOL, line=line)
+        what = "division by zero" if op != "mod" else "modulo by zero"
+        trap = N.Trap(what, raised=KernelZeroDivision(what), type=value.type, line=line)
+        return N.Select(zero, trap, value, type=value.type, line=line)
 
     def raise_stmt(self, s: ast.Raise) -> list[N.Stmt]:
         if s.exc is None:

@@ -419,7 +419,9 @@ class ExprLowering:
                 return N.Const(bool(value), type=BOOL, line=line)
             return N.Compare(op, a, b, type=BOOL, line=line)
         exponent = sig.args[1] if op == "pow" and ret.is_float and sig.args[1].is_int else ret
-        return N.Binary(op, self.cast(left, ret), self.cast(right, exponent), type=ret, line=line)
+        divisor = self.cast(right, exponent)
+        value = N.Binary(op, self.cast(left, ret), divisor, type=ret, line=line)
+        return self.checked_division(op, divisor, value, line)
 
     def unary(self, node: ast.UnaryOp) -> N.Expr:
         operand = self.expr(node.operand)

@@ -174,6 +174,15 @@ def assigned_on_one_path(out, flag):
     out[2] = 9
 
 
+def ratio(r, x, y):
+    i = cuda.threadIdx.x
+    r[i] = y[i] / x[i]
+
+
+ratio_debug = cuda.jit(debug=True, opt=False)(ratio)
+ratio_plain = cuda.jit(ratio)
+
+
 def caught(launch) -> dict:
     try:
         launch()
@@ -225,6 +234,13 @@ def main(path: str) -> None:
     out = np.zeros(3, np.int64)
     assigned_on_one_path[1, 1](out, False)
     res["one_path"] = out.tolist()
+    x, y = np.array([2.0, 0.0]), np.array([1.0, 1.0])
+    r = np.zeros(2)
+    ratio_plain[1, 2](r, x, y)
+    res["ratio_plain"] = r.tolist()
+    r = np.zeros(2)
+    res["ratio_debug"] = caught(lambda: ratio_debug[1, 2](r, x, y))
+    res["ratio_debug_out"] = r.tolist()
     st = gpusim.cudasim.stats()
     res["stats"] = {"gpusim": st.gpusim_launches, "fallback": st.fallback_launches}
     res["reported"] = [[k[0], k[1], v] for k, v in st.reported.items()]

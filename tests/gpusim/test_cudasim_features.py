@@ -122,3 +122,11 @@ def test_a_module_object_s_device_functions_and_constants(res):
 
 def test_a_local_assigned_on_another_path_compiles_and_faults_only_if_read(res):
     assert res["one_path"] == [0, 0, 9]
+
+
+def test_division_by_zero_raises_only_under_debug(res):
+    assert res["ratio_plain"] == [0.5, float("inf")]      # IEEE, as on the GPU without debug
+    got = res["ratio_debug"]                              # numba-cuda: ZeroDivisionError; its simulator:
+    assert {"ZeroDivisionError", "FloatingPointError"} <= set(got["types"])   # FloatingPointError
+    assert got["message"].startswith("tid=[1, 0, 0] ctaid=[0, 0, 0]:")
+    assert res["ratio_debug_out"] == [0.0, 0.0]            # the launch stopped: nothing written back
