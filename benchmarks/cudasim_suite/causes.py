@@ -161,9 +161,11 @@ def _suite_section(runs: list[dict], baseline: dict, version: str) -> str:
                 f"{c['passed']} pass; {len(lost)} of the {counts(sim)['passed']} tests that pass on numba's "
                 f"simulator do not. Over the {n} tests that launch kernels and pass on both, kernel time is "
                 f"{ks:.1f} s on numba's simulator and {ko:.1f} s here"
-                + (f" ({ks / ko:.1f}x less)." if ko else "."), "",
-                "| cause | tests |", "|---|---:|"]
+                + (f" ({ks / ko:.1f}x less)." if ko else "."), ""]
         groups = by_cause(lost)
+        if not groups:
+            continue
+        out += ["| cause | tests |", "|---|---:|"]
         out += [f"| {cause} | {len(tests)} |" for cause, tests in groups.items()]
         out += ["", "<details><summary>the tests, by cause</summary>", ""]
         for cause, tests in groups.items():
