@@ -15,6 +15,7 @@ from typing import Any
 from ..faults import KernelCompileError
 from ..ir import nodes as N
 from ..ir.types import BOOL, INT64
+from .names import attribute_chain
 
 
 class KernelZeroDivision(ZeroDivisionError, FloatingPointError):
@@ -67,9 +68,7 @@ class ExceptionLowering:
     def exception_arg(self, node: ast.AST) -> Any:
         if isinstance(node, ast.Constant):
             return node.value
-        base = node
-        while isinstance(base, ast.Attribute):
-            base = base.value
+        base, _ = attribute_chain(node)
         value = None if isinstance(base, ast.Name) and base.id in self.locals else self.compile_time_object(node)
         if not isinstance(value, (str, int, float, bool)):
             raise self.error(node, f"an exception raised in a kernel takes constants as arguments (numba-cuda "
@@ -78,10 +77,7 @@ class ExceptionLowering:
 
     def compile_time_object(self, node: ast.AST) -> Any:
         """The Python object a global, captured or builtin name (or an attribute of a module) is."""
-        parts: list[str] = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
+        node, parts = attribute_chain(node)
         if not isinstance(node, ast.Name) or node.id in self.locals:
             raise self.error(node, f"{ast.unparse(node)} is not known when the kernel is compiled")
         if node.id in self.globals:
@@ -90,6 +86,6 @@ class ExceptionLowering:
             value = getattr(builtins, node.id)
         else:
             raise self.error(node, f"the name {node.id!r} is not defined", KernelCompileError)
-        for p in reversed(parts):
+        for p in parts:
             value = getattr(value, p, None)
         return value

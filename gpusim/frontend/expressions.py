@@ -34,6 +34,7 @@ from .names import (
     ModuleRef,
     OtherRef,
     PyModuleRef,
+    attribute_chain,
     classify_global,
     qualified,
 )
@@ -132,13 +133,9 @@ class ExprLowering:
 
     def resolve(self, node: ast.AST) -> Any:
         """What a name or attribute chain on a global refers to; None for an expression on a local."""
-        parts: list[str] = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
+        node, parts = attribute_chain(node)
         if not isinstance(node, ast.Name) or node.id in self.locals:
             return None
-        parts.reverse()
         return qualified(self.global_ref(node.id, node), parts)
 
     def name_value(self, node: ast.Name) -> N.Expr:

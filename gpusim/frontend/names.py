@@ -237,6 +237,16 @@ class OtherRef:
 NUMPY_CONSTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "euler_gamma": 0.5772156649015329}
 
 
+def attribute_chain(node: ast.AST) -> tuple[ast.AST, list[str]]:
+    """``a.b.c`` -> (the node ``a``, ["b", "c"])."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    parts.reverse()
+    return node, parts
+
+
 def qualified(base: Any, parts: list[str]) -> Any:
     """What ``base.part0.part1...`` refers to, for ``base`` a classified global (``classify_global``)."""
     if not parts:
