@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import linecache
 import sys
 import threading
@@ -14,7 +15,10 @@ import numpy as np
 from . import kernel_cache, limits
 from .backends.lanes.codegen import Compiled, generate
 from .faults import KernelError, KernelFault, LaunchError, UnsupportedConstruct
-from .frontend.compiler import compile_module
+from .frontend.compiler import DEBUG_MARK, compile_module
+from .frontend.datetimes import as_int64, datetime_type
+from .frontend.enums import member_type, member_value
+from .frontend.groups import grid_synchronised
 from .ir.nodes import Module
 from .ir.types import (
     BOOL,
@@ -71,6 +75,10 @@ def arg_type(value: Any, name: str, code: Any = None) -> Type:
         if value.dtype.fields is not None:
             t = _ARRAY_TYPES[key] = _record_array_type(value, name, code)
             return t
+        if value.dtype.kind in "mM" and value.dtype.isnative:  # int64 counts of a unit (frontend.datetimes)
+            layout = array_of(value.view(np.int64)).layout
+            t = _ARRAY_TYPES[key] = Array(datetime_type(value.dtype), value.ndim, layout, "global")
+            return t
         if value.dtype.kind in "mMV" and value.dtype.isnative:
             what = f"arrays of {value.dtype} are"
             filename = code.co_filename if code is not None else "<unknown>"
@@ -86,6 +94,8 @@ def arg_type(value: Any, name: str, code: Any = None) -> Type:
         return record_ref(_record_array_type(np.asarray(value).reshape(1), name, code))
     if isinstance(value, (bool, np.bool_)):
         return BOOL
+    if isinstance(value, enum.Enum) and isinstance(member_value(value), int):  # numba's (IntEnum)Member
+        return member_type(value)
     if isinstance(value, int):
         if -(1 << 63) <= value < (1 << 63):
             return INT64
@@ -94,6 +104,8 @@ def arg_type(value: Any, name: str, code: Any = None) -> Type:
         raise LaunchError(f"argument {name!r} is {value}, which does not fit in 64 bits")
     if isinstance(value, float):
         return FLOAT64
+    if isinstance(value, (np.datetime64, np.timedelta64)):
+        return datetime_type(value.dtype)
     if isinstance(value, (np.integer, np.floating, np.complex64, np.complex128)):
         return scalar(value.dtype)
     if isinstance(value, complex):
@@ -143,7 +155,7 @@ def compile_kernel(kernel: Any, *, instrument: bool = True, args: tuple | None =
 
 
 def _compile(func: Any, signature: tuple[Type, ...], instrument: bool) -> Compiled:
-    key = (bool(instrument), signature, func.__name__)
+    key = (bool(instrument), signature, func.__name__, bool(getattr(func, DEBUG_MARK, False)))
     comp = kernel_cache.lookup(func, key)  # the same code compiled for another function object
     if comp is not None:
         return comp
@@ -190,6 +202,10 @@ def _leaves(name: str, value: Any, t: Type) -> list[tuple[str, Any, Type]]:
 
 def _scalar(v: Any, t: Type) -> Any:
     """A scalar argument as the NumPy scalar of its IR type."""
+    if isinstance(v, enum.Enum):
+        return t.dtype.type(member_value(v))
+    if isinstance(v, (np.datetime64, np.timedelta64)):
+        return as_int64(v)
     return t.dtype.type(v)
 
 
@@ -259,6 +275,8 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     refused = limits.refused_by_compiler(memory, module)
     per_chunk = 1 if refused else limits.blocks_per_chunk(memory, info.threads_per_block, int(shared_mem),
                                                           CHUNK_LANES)
+    if not refused and grid_synchronised(module):
+        per_chunk = _cooperative_chunk(per_chunk, info)
     if instrument and not refused:
         limits.check_counts(memory, info.num_blocks, info.num_threads, int(shared_mem),
                             len({id(v) for _, v, _ in leaves if isinstance(v, np.ndarray)}))
@@ -269,7 +287,8 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         if isinstance(v, np.ndarray):
             h = handles.get(id(v))
             if h is None:
-                h = global_handle(len(handles) + 1, name, v, address, track=True)
+                data = as_int64(v) if v.dtype.kind in "mM" else v   # a datetime array: its int64 counts
+                h = global_handle(len(handles) + 1, name, data, address, track=True)
                 address += (v.nbytes + GLOBAL_ALIGN - 1) // GLOBAL_ALIGN * GLOBAL_ALIGN + GLOBAL_ALIGN
                 handles[id(v)] = h
             call_args.append(h)
@@ -279,6 +298,7 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     budget = DEFAULT_MAX_STEPS if max_steps is None else max_steps
     rt = Runtime(info, module.source_line, comp.name, obs, budget, int(shared_mem), len(handles) + 1,
                  int(max_output_lines))
+    rt.globals_tracked = list(handles.values())
     global_infos = [h.info for h in handles.values()]
     for o in obs:
         o.start(info, list(global_infos))   # each its own list: what one observer does to it is its own
@@ -324,6 +344,29 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         o.finish(report)
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def cooperative_max_blocks(threads_per_block: int) -> int:
+    """The most blocks a cooperative launch may have: all resident on the GPU at once, on the H200's 132 SMs
+    at most 2,048 threads and 32 blocks each (what numba-cuda's ``max_cooperative_grid_blocks`` reports for a
+    kernel light on registers and shared memory)."""
+    return 132 * min(32, 2048 // max(1, threads_per_block))
+
+
+def _cooperative_chunk(per_chunk: int, info: LaunchInfo) -> int:
+    """A kernel that syncs its grid runs every block at once, in one chunk (numba-cuda launches it
+    cooperatively: all its blocks resident together, or the launch fails)."""
+    nblocks = info.num_blocks
+    most = cooperative_max_blocks(info.threads_per_block)
+    if nblocks > most:
+        raise LaunchError(f"kernel {info.kernel!r} syncs its grid, so all its blocks must be resident at once (a "
+                          f"cooperative launch): {nblocks:,} blocks of {info.threads_per_block} threads is more than "
+                          f"the GPU holds ({most:,}); launch fewer blocks and loop over the work")
+    if per_chunk < nblocks and per_chunk < CHUNK_LANES // info.threads_per_block:  # shared memory set the chunk
+        raise LaunchError(f"kernel {info.kernel!r} syncs its grid, so its {nblocks:,} blocks run at once, and "
+                          f"their shared arrays need more simulator memory than gpusim allows ({per_chunk} blocks "
+                          "at a time); launch fewer blocks")
+    return nblocks
 
 
 def _record_error(rt: Runtime, comp: Compiled, e: Exception) -> None:

@@ -35,6 +35,7 @@ from .names import (
 )
 from .numeric_calls import FP16_ARITY
 from .ufuncs import UFUNCS
+from .vectors import VECTOR_TYPES
 
 
 def _signature(spec: str) -> inspect.Signature:
@@ -171,6 +172,8 @@ class CallLowering:
         if isinstance(ref, OtherRef) and ref.module == "numpy" and ref.attr in UFUNCS:
             done = self.ufunc_call(ref.attr, node)
             return done if isinstance(done, list) else [N.ExprStmt(done, line=line)]
+        if ref is None and (synced := self.group_sync(node)) is not None:
+            return synced
         e = self.call(node, used=False)
         return [] if e is None else [N.ExprStmt(e, line=line)]
 
@@ -298,6 +301,10 @@ class CallLowering:
         line = node.lineno
         if path.startswith("libdevice."):
             return libdevice_call(self, path[len("libdevice."):], node)
+        if path == "cg.this_grid":
+            return self.this_grid(node)
+        if path in VECTOR_TYPES:
+            return self.vector_make(path, node)
         if path not in CALL_SIGNATURES:
             raise self.error(node, f"cuda.{path} is not supported by gpusim")
         if path in _SHUFFLES and (len(node.args) > 3 or any(k.arg == "width" for k in node.keywords)):
@@ -590,6 +597,14 @@ class CallLowering:
             raise self.error(node, "range() can only be used in a for loop")
         if name == "print":
             raise self.error(node, "print() returns nothing: it cannot be used as a value")
+        if name == "tuple":  # tuple(t) of a tuple: its items (numba-cuda takes no other iterable here)
+            if len(node.args) != 1 or node.keywords:
+                raise self.error(node, "tuple() in a kernel takes one tuple")
+            t = self.expr(node.args[0])
+            if not isinstance(t.type, Tuple):
+                raise self.error(node, f"tuple() in a kernel takes a tuple, not a {t.type}")
+            items = [N.TupleItem(t, k, type=it, line=line) for k, it in enumerate(t.type.items)]
+            return N.MakeTuple(items, type=Tuple(t.type.items), line=line)
         lo, hi = _BUILTIN_ARITY[name]
         args = self.plain_args(name, node)
         if name in ("min", "max") and len(args) == 1:

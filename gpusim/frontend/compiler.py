@@ -30,6 +30,9 @@ from .constants import fold_literals
 from .lower import FunctionLowering
 from .source import Source, func_globals, read_source
 
+#: a kernel function with this attribute set is compiled as numba-cuda's ``debug=True`` compiles it (the drop-in
+#: marks a copy of the function of a ``cuda.jit(debug=True)`` kernel)
+DEBUG_MARK = "__gpusim_debug__"
 #: device functions one kernel may reach through nested calls
 MAX_CALL_DEPTH = 10_000
 #: Python bytecode of one kernel or device function, and of a kernel with everything it calls, at most: about
@@ -66,7 +69,9 @@ class _NeedCallee(Exception):
 class Builder:
     """Lowers one kernel and everything it calls; one per compilation."""
 
-    def __init__(self) -> None:
+    def __init__(self, debug: bool = False) -> None:
+        #: numba-cuda's ``debug=True``: a division by zero raises (``frontend.exceptions.KernelZeroDivision``)
+        self.debug = debug
         self.done: dict[tuple, N.Function] = {}
         self.names: dict[str, int] = {}
         self.sources: dict[Any, Source] = {}
@@ -186,7 +191,7 @@ def compile_module(func: Any, arg_types: tuple[Type, ...], *, lowered: list | No
     if len(arg_types) != func.__code__.co_argcount:
         raise KernelCompileError(f"kernel {func.__name__!r} takes {func.__code__.co_argcount} arguments, "
                                  f"{len(arg_types)} types given")
-    builder = Builder()
+    builder = Builder(debug=bool(getattr(func, DEBUG_MARK, False)))
     module = builder.build(func, tuple(arg_types))
     if lowered is not None:
         lowered.extend(builder.sources)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,8 @@ from ..ir.types import BOOL, FLOAT64, INT64, NONE, Array, RecordRef, Scalar, Tup
 from ..ir.values import convert, python_value
 from . import typing as ty
 from .constants import literal_type
+from .datetimes import DateTime
+from .enums import EnumClassRef, EnumMember, as_plain_int
 from .names import (
     BUILTINS,
     MATH_CONSTS,
@@ -26,9 +29,12 @@ from .names import (
     CudaRef,
     DeviceFnRef,
     DTypeRef,
+    IntEnumRef,
     MathRef,
     ModuleRef,
     OtherRef,
+    PyModuleRef,
+    attribute_chain,
     classify_global,
     qualified,
 )
@@ -127,19 +133,20 @@ class ExprLowering:
 
     def resolve(self, node: ast.AST) -> Any:
         """What a name or attribute chain on a global refers to; None for an expression on a local."""
-        parts: list[str] = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
+        node, parts = attribute_chain(node)
         if not isinstance(node, ast.Name) or node.id in self.locals:
             return None
-        parts.reverse()
         return qualified(self.global_ref(node.id, node), parts)
 
     def name_value(self, node: ast.Name) -> N.Expr:
         name = node.id
         if name in self.locals:
             if name not in self.env:
+                if name in self.seen_types and not self.loops:
+                    # assigned on another path only: numba compiles it (an undefined value); a thread that
+                    # reads it is a fault at run time
+                    return N.Trap(f"the local {name!r} is read on a path where it was never assigned",
+                                  type=self.seen_types[name], line=node.lineno)
                 if not (self.loops and name in self.seen_types):
                     raise self.error(node, f"the local {name!r} is read before it is assigned", KernelCompileError)
                 # assigned on another path of this loop, which an earlier iteration may have taken (numba
@@ -154,6 +161,8 @@ class ExprLowering:
 
     def ref_value(self, ref: Any, node: ast.AST) -> N.Expr:
         line = node.lineno
+        if isinstance(ref, enum.Enum) and not isinstance(ref, int):
+            return self.enum_const(ref, node)
         if isinstance(ref, (bool, int, float, np.bool_, np.integer, np.floating)):
             if isinstance(ref, np.generic):  # a NumPy scalar keeps its type (numba: a typed constant)
                 t = Scalar(np.dtype(type(ref)).name)
@@ -175,7 +184,8 @@ class ExprLowering:
             if ref.name in MATH_CONSTS:
                 return N.Const(float(MATH_CONSTS[ref.name]), type=FLOAT64, line=line)
             raise self.error(node, f"math.{ref.name} is not supported in a kernel")
-        what = {DeviceFnRef: "a function", DTypeRef: "a type", ModuleRef: "a module", BuiltinRef: "a builtin",
+        what = {DeviceFnRef: "a function", DTypeRef: "a type", ModuleRef: "a module", PyModuleRef: "a module",
+                BuiltinRef: "a builtin",
                 OtherRef: "an object"}.get(type(ref), "an object")
         raise self.error(node, f"{ast.unparse(node)} is {what}: it cannot be used as a value here")
 
@@ -302,6 +312,9 @@ class ExprLowering:
         return N.Const(False if t.is_bool else 0.0 if t.is_float else 0, type=t, line=line)
 
     def subscript(self, node: ast.Subscript) -> N.Expr:
+        cls = self.resolve(node.value)
+        if isinstance(cls, (EnumClassRef, IntEnumRef)):
+            return self.enum_item(cls.cls, node)
         base = self.expr(node.value)
         line = node.lineno
         if isinstance(base.type, RecordRef) or (is_record_array(base.type) and isinstance(
@@ -378,6 +391,13 @@ class ExprLowering:
 
     # -- operators ----------------------------------------------------------------------------------------------
     def binary(self, op: str, left: N.Expr, right: N.Expr, node: ast.AST) -> N.Expr:
+        if isinstance(left.type, EnumMember) or isinstance(right.type, EnumMember):
+            decided = self.enum_compare(op, left, right, node)
+            if decided is not None:
+                return decided
+            left, right = as_plain_int(left), as_plain_int(right)
+        if isinstance(left.type, DateTime) or isinstance(right.type, DateTime):
+            return self.datetime_binary(op, left, right, node)
         sym = N.SYMBOLS[op]
         if not (isinstance(left.type, Scalar) and isinstance(right.type, Scalar)):
             raise self.error(node, f"the operator {sym} is not supported on {left.type} and {right.type} in a "
@@ -396,7 +416,9 @@ class ExprLowering:
                 return N.Const(bool(value), type=BOOL, line=line)
             return N.Compare(op, a, b, type=BOOL, line=line)
         exponent = sig.args[1] if op == "pow" and ret.is_float and sig.args[1].is_int else ret
-        return N.Binary(op, self.cast(left, ret), self.cast(right, exponent), type=ret, line=line)
+        divisor = self.cast(right, exponent)
+        value = N.Binary(op, self.cast(left, ret), divisor, type=ret, line=line)
+        return self.checked_division(op, divisor, value, line)
 
     def unary(self, node: ast.UnaryOp) -> N.Expr:
         operand = self.expr(node.operand)
@@ -472,8 +494,16 @@ class ExprLowering:
         """``x is None`` (a value of a kernel is never None: False), ``b is True`` / ``b is False`` of a bool
         (its value), and their ``is not``, as numba types them."""
         left = self.expr(node.left)
-        want = node.comparators[0].value
         negate = isinstance(node.ops[0], ast.IsNot)
+        other = node.comparators[0]
+        if not isinstance(other, ast.Constant):
+            right = self.expr(other)
+            same = self.enum_identity(left, right, negate, node)
+            if same is not None:
+                return same
+            raise self.error(node, f"`is` compares with None, True or False only in a kernel (or two enum "
+                                   f"members), not a {left.type} with a {right.type}")
+        want = other.value
         line = node.lineno
         if want is None:
             return N.Const(negate, type=BOOL, line=line)

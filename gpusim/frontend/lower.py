@@ -23,7 +23,11 @@ from . import typing as ty
 from .array_methods import ArrayMethodLowering
 from .calls import CallLowering
 from .closures import ClosureLowering
+from .datetimes import DateTimeLowering
+from .enums import EnumLowering
+from .exceptions import ExceptionLowering
 from .expressions import ExprLowering, TypeConflict
+from .groups import GroupLowering
 from .iteration import IterationLowering
 from .numeric_calls import NumericCallLowering
 from .records import RecordLowering, is_record_array
@@ -31,6 +35,7 @@ from .slicing import SliceLowering
 from .source import Source
 from .subset import assigned_names, check_subset, error
 from .ufuncs import UfuncLowering
+from .vectors import VectorLowering
 
 if TYPE_CHECKING:
     from .compiler import Builder
@@ -60,7 +65,8 @@ class LoopContext:
 
 
 class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLowering, IterationLowering,
-                       RecordLowering, SliceLowering, ClosureLowering, ArrayMethodLowering):
+                       RecordLowering, SliceLowering, ClosureLowering, ArrayMethodLowering, EnumLowering,
+                       ExceptionLowering, GroupLowering, VectorLowering, DateTimeLowering):
     """Lowers one function for one tuple of argument types; ``builder`` supplies callees and globals."""
 
     def __init__(self, builder: Builder, func: Any, src: Source, key: str, arg_types: tuple[Type, ...],
@@ -258,6 +264,8 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
             return self.return_stmt(s)
         if isinstance(s, ast.FunctionDef):
             return self.nested_def(s)
+        if isinstance(s, ast.Raise):
+            return self.raise_stmt(s)
         raise self.error(s, f"the statement {type(s).__name__} is not supported in a kernel")  # pragma: no cover
 
     def return_stmt(self, s: ast.Return) -> list[N.Stmt]:

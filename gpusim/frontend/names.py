@@ -21,7 +21,7 @@ import numpy as np
 
 #: builtins a kernel may call
 BUILTINS = {"range", "abs", "min", "max", "round", "int", "float", "bool", "len", "divmod", "print", "complex",
-            "pow"}
+            "pow", "tuple"}
 MATH_CONSTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "tau": math.tau}
 
 
@@ -58,6 +58,13 @@ class OperatorRef:
     ``OPERATOR_UNARY``)."""
 
     name: str
+
+
+@dataclass(frozen=True)
+class PyModuleRef:
+    """A Python module other than those ``ModuleRef`` names: ``mod.name`` is whatever that attribute is."""
+
+    module: types.ModuleType
 
 
 @dataclass(frozen=True)
@@ -148,11 +155,17 @@ def classify_global(name: str, obj: Any) -> Any:
             return ModuleRef("operator")
         if mname == "cmath":
             return ModuleRef("cmath")
-        raise LookupError(f"module {mname!r}")
+        return PyModuleRef(obj)  # another module: what its attributes are (``mymod.add(x, 1)``)
     if isinstance(obj, enum.IntEnum):  # an IntEnum member is the int it is (numba's IntEnumMember)
         return int(obj)
     if isinstance(obj, type) and issubclass(obj, enum.IntEnum):
         return IntEnumRef(obj)
+    if isinstance(obj, enum.Enum):  # a member of another Enum: a value of its class (frontend.enums)
+        return obj
+    if isinstance(obj, type) and issubclass(obj, enum.Enum):
+        from .enums import EnumClassRef
+
+        return EnumClassRef(obj)
     op = _operator_name(obj)
     if op is not None:
         return OperatorRef(op)
@@ -185,7 +198,7 @@ CONSTRUCT_NAMES = {
     ast.List: "a list", ast.Dict: "a dict", ast.Set: "a set", ast.ListComp: "a list comprehension",
     ast.DictComp: "a dict comprehension", ast.SetComp: "a set comprehension", ast.GeneratorExp: "a generator",
     ast.Lambda: "a lambda", ast.JoinedStr: "an f-string", ast.Try: "try/except", ast.With: "a with block",
-    ast.Raise: "raise", ast.ClassDef: "a class", ast.Global: "global",
+    ast.ClassDef: "a class", ast.Global: "global",
     ast.Nonlocal: "nonlocal", ast.Delete: "del", ast.Import: "import", ast.ImportFrom: "import",
     ast.Assert: "assert", ast.Yield: "yield", ast.Await: "await", ast.Starred: "*-unpacking",
     ast.NamedExpr: "the := operator",
@@ -224,6 +237,16 @@ class OtherRef:
 NUMPY_CONSTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "euler_gamma": 0.5772156649015329}
 
 
+def attribute_chain(node: ast.AST) -> tuple[ast.AST, list[str]]:
+    """``a.b.c`` -> (the node ``a``, ["b", "c"])."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    parts.reverse()
+    return node, parts
+
+
 def qualified(base: Any, parts: list[str]) -> Any:
     """What ``base.part0.part1...`` refers to, for ``base`` a classified global (``classify_global``)."""
     if not parts:
@@ -259,6 +282,17 @@ def qualified(base: Any, parts: list[str]) -> Any:
         return OtherRef(base.kind, ".".join(parts))
     if isinstance(base, CudaRef):
         return CudaRef(base.path + "." + ".".join(parts))
+    if isinstance(base, PyModuleRef):
+        if not hasattr(base.module, parts[0]):
+            return None
+        try:
+            return qualified(classify_global(parts[0], getattr(base.module, parts[0])), parts[1:])
+        except LookupError:
+            return None
     if isinstance(base, IntEnumRef) and len(parts) == 1 and isinstance(base.cls.__dict__.get(parts[0]), base.cls):
         return int(base.cls.__dict__[parts[0]])
+    from .enums import EnumClassRef, member_of
+
+    if isinstance(base, EnumClassRef) and len(parts) == 1:
+        return member_of(base.cls, parts[0])
     return None

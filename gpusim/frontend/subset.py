@@ -18,7 +18,7 @@ def assigned_names(tree: ast.FunctionDef) -> set[str]:
 
 
 ALLOWED_STMTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.If, ast.For, ast.While, ast.Break, ast.Continue,
-                 ast.Return, ast.Expr, ast.Pass, ast.FunctionDef)
+                 ast.Return, ast.Expr, ast.Pass, ast.FunctionDef, ast.Raise)
 
 
 def check_subset(src: Source, tree: ast.FunctionDef) -> None:
@@ -38,8 +38,9 @@ def check_subset(src: Source, tree: ast.FunctionDef) -> None:
         if isinstance(node, ast.Compare) and any(isinstance(o, (ast.In, ast.NotIn)) for o in node.ops):
             raise error(src, node, "`in` comparisons are not supported in a kernel")
         if isinstance(node, ast.Compare) and any(isinstance(o, (ast.Is, ast.IsNot)) for o in node.ops) and not (
-                len(node.ops) == 1 and isinstance(node.comparators[0], ast.Constant)
-                and node.comparators[0].value in (None, True, False)):
+                len(node.ops) == 1 and (not isinstance(node.comparators[0], ast.Constant)
+                                        or node.comparators[0].value in (None, True, False))):
+            # two values (``a is b``): the front end takes enum members only (frontend.enums)
             raise error(src, node, "`is` compares with None, True or False only in a kernel")
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
             raise error(src, node, "the @ operator is not supported in a kernel")

@@ -210,9 +210,12 @@ class TupleIndex(Expr):
 @dataclass(eq=False)
 class Trap(Expr):
     """Reaching this (on any active lane) is a ``KernelError`` fault with ``message``, and ends the launch:
-    the front end found an operation that fails whenever it runs (an array indexed by a float)."""
+    the front end found an operation that fails whenever it runs (an array indexed by a float). With
+    ``raised`` (an exception class or instance, a constant of the kernel) it is the kernel's own ``raise``: a
+    ``KernelRaised`` fault carrying it."""
 
     message: str
+    raised: Any = None
 
 
 # ---------------------------------------------------------------------------------------------- arrays
@@ -521,7 +524,11 @@ class Return(Stmt):
 
 @dataclass(eq=False)
 class Barrier(Stmt):
-    """``syncthreads()``: every live thread of the block must reach it (else ``BarrierDivergence``)."""
+    """``syncthreads()``: every live thread of the block must reach it (else ``BarrierDivergence``). ``grid``:
+    a grid group's ``sync()``, which every live thread of the grid must reach; it orders every access before
+    it, in any block, before every access after it."""
+
+    grid: bool = False
 
 
 @dataclass(eq=False)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..device import WARP_SIZE
-from ..faults import KernelError, KernelFault, KernelTimeout, OutOfBounds
+from ..faults import KernelError, KernelFault, KernelRaised, KernelTimeout, OutOfBounds
 from ..ir.values import convert
 from ..observe.events import ArrayInfo, LaunchInfo, UnrolledLoop
 from .access import MemoryAccess
@@ -132,6 +132,8 @@ class Runtime(MemoryAccess, Slicing, Synchronisation, Output):
         self.arrays: dict[tuple, ArrayInfo] = {}
         self.next_id = next_array_id
         self.const_handles: dict[int, ArrayHandle] = {}
+        #: the launch's global arrays, whose access records a grid sync clears (``Synchronisation.grid_sync``)
+        self.globals_tracked: list[ArrayHandle] = []
         self.field_handles: dict[tuple, ArrayHandle] = {}
         self.shared_static_bytes: dict[int, int] = {}
         self.flops: dict[tuple[str, str], int] = {}
@@ -303,6 +305,13 @@ class Runtime(MemoryAccess, Slicing, Synchronisation, Output):
         lane = self.first_lane(m)
         if lane is not None:
             self.error(KernelError, message, lane, line)
+            raise Abort
+
+    def raise_(self, message: str, exception, m, line) -> None:
+        """The kernel's ``raise``: a ``KernelRaised`` fault on the first active lane, and the launch ends."""
+        lane = self.first_lane(m)
+        if lane is not None:
+            self.record(KernelRaised(message, exception=exception), line, lane, None, None)
             raise Abort
 
     def irange(self, start, stop, step, dtype, m, line):

@@ -58,6 +58,30 @@ class Synchronisation:
             for o in self.observers:
                 o.on_barrier(seen, int(line))
 
+    def grid_sync(self, m, line):
+        """A grid group's ``sync()``: every live thread of the grid must reach it. The launch runs every block
+        in this one chunk (a cooperative launch), so it is every block's barrier, and it orders all earlier
+        accesses to global arrays, in any block, before all later ones: their access records are cleared."""
+        if not isinstance(m, np.ndarray):
+            m = self.all_lanes if m else self.no_lanes
+        if not m.any():
+            return
+        missing = ~(m | self.exited)
+        if missing.any():
+            lane = int(np.flatnonzero(missing)[0])
+            blk, thr = self.info.split_gtid(self.b0 * self.T + lane)
+            f = BarrierDivergence(
+                f"grid.sync() reached by only {int(m.sum())} of the grid's {int((~self.exited).sum())} live "
+                "threads: a grid barrier must be reached by every thread of the grid that has not returned.")
+            f.details.append(f"thread {thr} of block {blk} did not reach it (it is in a different branch)")
+            self.record(f, line, int(np.flatnonzero(m)[0]), None, None)
+        self.syncthreads(m | self.exited, line)
+        for h in self.globals_tracked:
+            sh = h.shadow
+            if sh is not None:
+                for rec in (sh.w_tid, sh.a_tid, sh.r_tid):
+                    rec.fill(-1)
+
     def show_shared(self, blocks, line):
         """Give observers that ask for them (``on_shared_values``) read-only views of the chunk's shared arrays.
 

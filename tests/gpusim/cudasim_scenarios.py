@@ -127,11 +127,11 @@ def take_first(d, out):
 
 
 def group_fallback() -> dict:
-    d = np.array(["2026-12-01"], dtype="datetime64[D]")   # gpusim has no datetime64 yet
-    out = np.zeros(1, dtype="datetime64[D]")
+    d = np.array([b"gpu"], dtype="S3")   # gpusim has no byte strings yet
+    out = np.zeros(1, dtype="S3")
     take_first[1, 1](d, out)
     take_first[1, 1](d, out)
-    return {"first": out.astype(np.int64).tolist()}
+    return {"first": [out[0].decode()]}
 
 
 def group_restore() -> dict:

@@ -298,7 +298,7 @@ REJECTED = [
     ("a loop over a number", "for v in i:\n        x = v", "for v in i:"),
     ("sorted", "x = sorted(i)", "x = sorted(i)"),
     ("'undefined_thing' is not defined", "x = undefined_thing + 1", "undefined_thing"),
-    ("raise", "raise ValueError()", "raise ValueError()"),
+    ("raise", "raise ValueError(i)", "raise ValueError(i)"),   # an argument known only at run time
     ("a set", "x = {1, 2}", "x = {1, 2}"),
     ("`in`", "x = i in (1, 2)", "x = i in (1, 2)"),
     ("global", "global out2", "global out2"),

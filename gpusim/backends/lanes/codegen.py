@@ -250,7 +250,7 @@ class FunctionGen(ExpressionGen):
             self.return_stmt(s, ctx)
             return True
         elif isinstance(s, N.Barrier):
-            self.emit(f"rt.syncthreads({m}, {s.line})")
+            self.emit(f"rt.{'grid_sync' if s.grid else 'syncthreads'}({m}, {s.line})")
         elif isinstance(s, N.SyncWarp):
             self.emit(f"rt.syncwarp({m}, {self.expr(s.mask, ctx)}, {s.line})")
         elif isinstance(s, N.Fence):

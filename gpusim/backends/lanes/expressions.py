@@ -127,6 +127,9 @@ class ExpressionGen:
             t = self.tmp()
             self.emit(f"{t} = rt.tuple_index({self.expr(e.value, ctx)}, {self.expr(e.index, ctx)}, {m}, {e.line})")
             return t
+        if isinstance(e, N.Trap) and e.raised is not None:
+            self.emit(f"rt.raise_({e.message!r}, {self.mod.constant_object(e.raised)}, {m}, {e.line})")
+            return self.const(0, e.type)
         if isinstance(e, N.Trap):
             self.emit(f"rt.trap({e.message!r}, {m}, {e.line})")
             return self.const(0, e.type)

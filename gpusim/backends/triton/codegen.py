@@ -559,6 +559,8 @@ class ProgramGen(ExpressionGen):
             self.return_stmt(s, ctx, top and last)
             return True
         elif isinstance(s, (N.Barrier, N.SyncWarp, N.Fence)):
+            if isinstance(s, N.Barrier) and s.grid:
+                raise self.fail(s.line, "a grid group's sync() (Triton programs cannot wait for one another)")
             if isinstance(s, N.SyncWarp):
                 self.expr(s.mask, ctx)
             self.emit("tl.debug_barrier()")
