@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from puzzles.ch07_ml import p38_cross_entropy as p38
 from puzzles.ch09_training import p56_bf16_round as p56
 from puzzles.ch09_training import p62_adamw as p62
 from puzzles.ch09_training import p63_zero_adamw as p63
@@ -227,6 +228,31 @@ def test_speculative_accept_tests_and_draws_keep_their_margin():
             p = b["p_probs"][s, a].astype(F64)
             r = np.maximum(0.0, p - b["q_probs"][s, a]) if a < g else p
             assert _inside(r, b["u_sample"][s]) >= MARGIN, f"{name} seq {s}"
+
+
+# --- 38: a float32 loss near logits of 500 --------------------------------------------------------------
+
+CE_BAD_SEEDS = (17, 171, 261, 359)      # check seeds at which the reference failed 'huge logits' before
+
+
+def test_cross_entropy_huge_logits_leave_float32_room_in_the_loss():
+    """logsumexp = m + log(s) is rounded at the logits' magnitude (500: a step of 6.1e-5) before the target's
+    logit is subtracted; where the target was the row's maximum the loss was ~0.01, its tolerance ~1e-5, and
+    the reference failed (check seeds CE_BAD_SEEDS). Each target now sits 16 below the row's maximum: that
+    order of float32 operations stays within a fifth of the tolerance."""
+    for name, case in _cases(p38, (*CE_BAD_SEEDS, *SEEDS)):
+        if not case.name.startswith("huge logits"):
+            continue
+        x, t = case.buffers["logits"], case.buffers["targets"]
+        rows = np.arange(x.shape[0])
+        others = np.where(np.arange(x.shape[1])[None, :] == t[:, None], -np.inf, x).max(axis=1)
+        assert (others - x[rows, t] >= p38.HUGE_MARGIN).all(), name
+        want = _spec(p38, case)["loss"].astype(F64)
+        m = x.max(axis=1)
+        s = np.exp(x.astype(F64) - m[:, None]).sum(axis=1).astype(F32)
+        got = (m + np.log(s)).astype(F32) - x[rows, t]          # the reference's order, in float32
+        tol = p38.PUZZLE.atol + p38.PUZZLE.rtol * np.abs(want)
+        assert (np.abs(got - want) <= tol / 5).all(), name
 
 
 # --- slow: the references on the benchmark cases that failed, and truncation through the checker ----------
