@@ -5,6 +5,14 @@ mutant that passed a weak case before this audit and is now rejected by the name
 the sizes a name draws). Unused module constants need no entry (``Mutant.unused``).
 """
 
+_NAN_BRANCH = ("equivalent on the puzzle's inputs: this changes only the NaN branch of `narrow` (which float32 "
+               "bit patterns count as NaN, or the NaN's bf16 bits); every case's updated weight is finite and the "
+               "puzzle asks nothing of NaNs (its description never mentions them)")
+_TIE_BIT = ("equivalent on the puzzle's inputs: this moves the rounding bias by one or takes the tie-break from "
+            "another bit, which changes the bf16 bits only of a float32 within one step of halfway between two bf16 "
+            "values; every case keeps its exact new weights clear of that boundary (the margin rule, "
+            "tests/puzzles/test_decision_margins.py), and the tie rule itself is puzzle 56's lesson")
+
 VERDICTS: dict[str, str] = {
     'pooling:5:6:constant: 16 -> 17':
         'equivalent: TPB sizes the shared array only; the array is one element larger; nothing reads the '
@@ -406,4 +414,26 @@ VERDICTS: dict[str, str] = {
     'zero-adamw:25:7:compare: (u & 0x7FFFFFFF) > 0x7F800000 -> u & 2147483647 >= 2139095040':
         "equivalent on the puzzle's inputs: > and >= differ only at u = 0x7F800000 (+inf), and no AdamW "
         'update in the cases (finite weights, gradients, moments) reaches inf',
+    # chapters 8-11, constant slips (seed 20261201, a partial run: see docs/case-strength.md)
+    'adamw:25:26:constant: 0x7F800000 -> 2139095039': _NAN_BRANCH,
+    'adamw:25:26:constant: 0x7F800000 -> 2139095041': _NAN_BRANCH,
+    'adamw:26:15:constant: 0x7FC0 -> 32703': _NAN_BRANCH,
+    'adamw:26:15:constant: 0x7FC0 -> 32705': _NAN_BRANCH,
+    'adamw:25:12:constant: 0x7FFFFFFF -> 2147483646': _NAN_BRANCH,
+    'adamw:27:16:constant: 0x7FFF -> 32766': _TIE_BIT,
+    'adamw:27:16:constant: 0x7FFF -> 32768': _TIE_BIT,
+    'adamw:27:38:constant: 1 -> 0': _TIE_BIT,
+    'adamw:27:38:constant: 1 -> 2': _TIE_BIT,
+    'adamw:27:32:constant: 16 -> 15': _TIE_BIT,
+    'adamw:27:32:constant: 16 -> 17': _TIE_BIT,
+    'zero-adamw:25:26:constant: 0x7F800000 -> 2139095039': _NAN_BRANCH,
+    'zero-adamw:25:26:constant: 0x7F800000 -> 2139095041': _NAN_BRANCH,
+    'zero-adamw:26:15:constant: 0x7FC0 -> 32703': _NAN_BRANCH,
+    'zero-adamw:26:15:constant: 0x7FC0 -> 32705': _NAN_BRANCH,
+    'zero-adamw:25:12:constant: 0x7FFFFFFF -> 2147483646': _NAN_BRANCH,
+    'zero-adamw:27:16:constant: 0x7FFF -> 32766': _TIE_BIT,
+    'zero-adamw:27:16:constant: 0x7FFF -> 32768': _TIE_BIT,
+    'zero-adamw:27:38:constant: 1 -> 0': _TIE_BIT,
+    'zero-adamw:27:38:constant: 1 -> 2': _TIE_BIT,
+    'zero-adamw:27:32:constant: 16 -> 15': _TIE_BIT,
 }
