@@ -13,6 +13,18 @@ _TIE_BIT = ("equivalent on the puzzle's inputs: this moves the rounding bias by 
             "values; every case keeps its exact new weights clear of that boundary (the margin rule, "
             "tests/puzzles/test_decision_margins.py), and the tie rule itself is puzzle 56's lesson")
 
+_QUIET_NAN = ("equivalent: the masks differ only on signalling NaNs (0x7F800001..0x7FBFFFFF), and u is always a "
+               "float32 add's result, which IEEE arithmetic (and gpusim, and the GPU) makes a quiet NaN")
+_AFTER_BARRIER = ("equivalent: another thread writes the result after the last barrier, when every thread sees the "
+                  "finished reduction")
+_LARGER_ARRAY = ("equivalent: the constant only sizes a shared array, which gets one more element per row; nothing "
+                 "reads past the sizes the case uses")
+_ANOTHER_CHANNEL = ("equivalent on the puzzle's inputs: channel 1 instead of channel 0 does the per-token work, with "
+                    "the same values; every case has at least two channels")
+_OPEN_MAX_TREE = ('open: the chunk maximum is only the softmax shift, so a max tree that misses threads gives the same '
+                  'output unless exp overflows; no case has a chunk whose maximum, in a thread the short tree skips, '
+                  'leads by more than ~88 (a spike case, as attention and paged-attention have, would reject it)')
+
 VERDICTS: dict[str, str] = {
     'pooling:5:6:constant: 16 -> 17':
         'equivalent: TPB sizes the shared array only; the array is one element larger; nothing reads the '
@@ -436,4 +448,51 @@ VERDICTS: dict[str, str] = {
     'zero-adamw:27:38:constant: 1 -> 0': _TIE_BIT,
     'zero-adamw:27:38:constant: 1 -> 2': _TIE_BIT,
     'zero-adamw:27:32:constant: 16 -> 15': _TIE_BIT,
+    'zero-adamw:27:32:constant: 16 -> 17': _TIE_BIT,
+    # chapters 8-11, constant slips, continued
+    'bf16-stochastic-round:12:26:constant: 0x7F800000 -> 2139095041': _QUIET_NAN,
+    'bf16-stochastic-round:12:12:constant: 0x7FFFFFFF -> 2147483646': _QUIET_NAN,
+    'loss-scaling:19:18:constant: 1 -> 2':
+        'equivalent: syncthreads_or asks only whether some thread passed a non-zero value; 2 is as non-zero '
+        'as 1',
+    'loss-scaling:20:56:constant: 0 -> 1':
+        'equivalent: syncthreads_or gives every thread the same answer, so thread 1 records it as thread 0 '
+        'would (every case has blocks of more than one thread)',
+    'grad-norm-clip:33:12:constant: 0 -> 1': _AFTER_BARRIER,
+    'grad-norm-clip:47:12:constant: 0 -> 1': _AFTER_BARRIER,
+    'flash-decoding:65:12:constant: 0 -> 1': _AFTER_BARRIER,
+    'column-parallel:10:8:constant: 128 -> 129': _LARGER_ARRAY,
+    'ring-attention:10:8:constant: 16 -> 17': _LARGER_ARRAY,
+    'expert-all-to-all:8:13:constant: 64 -> 65': _LARGER_ARRAY,
+    'top-p-sampling:9:8:constant: 1024 -> 1025':
+        'equivalent: ITEMS = 1025 // 256 is still 4, and V_MAX is read nowhere else',
+    'ring-attention:51:16:constant: 0 -> 1':
+        'equivalent: m_new and total are the same in every thread of row y (each reads the whole row of s_t),'
+        ' so lane 1 of the row stores what lane 0 would (D >= 2)',
+    'expert-all-to-all:18:12:constant: 0 -> 1': _ANOTHER_CHANNEL,
+    'expert-all-to-all:29:16:constant: 0 -> 1': _ANOTHER_CHANNEL,
+    'expert-all-to-all:31:12:constant: 0 -> 1': _ANOTHER_CHANNEL,
+    'kv-cache-int8:15:13:constant: 16 -> 17':
+        'equivalent: XOR steps 17, 8, 4, 2, 1 still reach all 32 lanes (17 ^ 1 = 16) and max is idempotent, '
+        'so every lane holds the warp maximum',
+    'kv-cache-int8:45:12:constant: 0 -> 1':
+        'equivalent: sk and sv are warp maxima, the same in every lane, so lane 1 stores what lane 0 would',
+    'continuous-batching:20:25:constant: 1 -> 0':
+        'equivalent: hi = n only adds a probe at an index below n whose cu_q is above i (cu_q[n-1] is the '
+        'total), so the search ends on the same lo and the same end',
+    'continuous-batching:21:12:constant: 0 -> 1':
+        'equivalent: start cancels in pos = nk - (end - start) + (i - start), its only use',
+    'top-k-sampling:29:11:constant: 2 -> 1':
+        'equivalent: the bitonic stage of size 1 has stride 0 and does nothing; then size doubles to 2 as '
+        'before',
+    'top-k-sampling:67:16:constant: 0 -> 1':
+        'equivalent: hit is a ballot, the same in every lane, so thread 1 stores the token thread 0 would',
+    'row-parallel:27:27:constant: 1 -> 2':
+        "equivalent on the puzzle's inputs: the bias is added once, at the next-to-last step of the ring sum "
+        'instead of the last (float32 order within the tolerance); every case has at least two devices, so '
+        'that step exists',
+    'flash-decoding:44:22:constant: 2 -> 3': _OPEN_MAX_TREE,
+    'flash-decoding:45:19:constant: 0 -> 1': _OPEN_MAX_TREE,
+    'flash-decoding:49:19:constant: 2 -> 3': _OPEN_MAX_TREE,
+    'top-p-sampling:34:20:constant: 2 -> 3': _OPEN_MAX_TREE,
 }
