@@ -26,6 +26,7 @@ from puzzles.ch09_training import p56_bf16_round as p56
 from puzzles.ch09_training import p62_adamw as p62
 from puzzles.ch09_training import p63_zero_adamw as p63
 from puzzles.ch11_inference import p73_kv_cache_int8 as p73
+from puzzles.ch11_inference import p74_flash_decoding as p74
 from puzzles.ch11_inference import p76_top_k_sampling as p76
 from puzzles.ch11_inference import p77_top_p_sampling as p77
 from puzzles.ch11_inference import p78_llm_int8 as p78
@@ -253,6 +254,28 @@ def test_cross_entropy_huge_logits_leave_float32_room_in_the_loss():
         got = (m + np.log(s)).astype(F32) - x[rows, t]          # the reference's order, in float32
         tol = p38.PUZZLE.atol + p38.PUZZLE.rtol * np.abs(want)
         assert (np.abs(got - want) <= tol / 5).all(), name
+
+
+# --- 74: scores in the hundreds, and a spike ---------------------------------------------------------------
+
+def _scores(case, row: int) -> np.ndarray:
+    b = case.buffers
+    n = int(b["lens"][row])
+    return b["k_cache"][row, :n].astype(F64) @ b["q"][row].astype(F64) * F64(b["scale"])
+
+
+def test_flash_decoding_large_scores_keep_their_lead():
+    """'large logits': each row's best score leads the next by >= 8 (549df0f: at check seed 1032785527 the two
+    best were 0.005 apart and float32's rounding of such scores moved the reference's output past atol). The
+    spike case: its key at a chunk's last thread leads every other by SPIKE_LEAD, more than exp can bear."""
+    for name, case in _cases(p74, (1032785527, *SEEDS)):
+        if case.name == "large logits" or case.name.startswith("a spike"):
+            lead = 8.0 if case.name == "large logits" else p74.SPIKE_LEAD
+            for row in range(len(case.buffers["lens"])):
+                s = np.sort(_scores(case, row))
+                assert s[-1] - s[-2] >= lead - 1e-3, f"{name} row {row}: lead {s[-1] - s[-2]}"
+        if case.name.startswith("a spike"):
+            assert np.argmax(_scores(case, 0)) % p74.CHUNK == p74.CHUNK - 1 and p74.SPIKE_LEAD > np.log(3.4e38)
 
 
 # --- slow: the references on the benchmark cases that failed, and truncation through the checker ----------
