@@ -150,7 +150,32 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
               "the next by at least 8, so float32's rounding of such scores stays within the tolerance)",
               q_scale=40.0, lead=8.0),
         _case("one row, one chunk", rng, [37], "a single block does all the work; 15 blocks have none"),
+        _spike_case(rng),
     )
+
+
+SPIKE_LEAD = 120.0      # above log(float32 max) = 88.7: exp of the lead overflows
+
+
+def _spike_case(rng: np.random.Generator) -> Case:
+    """One row whose best key sits at the last thread of a chunk and leads every other key by SPIKE_LEAD.
+
+    The chunk maximum is only the softmax's shift, so a maximum tree that skips threads (a stride of
+    CHUNK // 3, a loop that stops at stride 1) gives the same output as long as exp(s - m) stays finite. Here
+    the key it skips scores SPIKE_LEAD above the rest: exp of that overflows float32 and the output is NaN.
+    A correct kernel's output is that key's value row (every other key weighs at most e^-120)."""
+    n = 3 * CHUNK - int(rng.integers(0, CHUNK // 2))
+    at = 2 * CHUNK - 1                  # thread CHUNK - 1 of chunk 1
+    case = _case("a spike at a chunk's last thread", rng, [n], f"key {at} scores {SPIKE_LEAD:g} above every other: "
+                 "a chunk maximum that misses a thread overflows exp")
+    b = case.buffers
+    q = b["q"][0].astype(np.float64)
+    keys = b["k_cache"][0, :n].astype(np.float64)
+    s = keys @ q * float(b["scale"])
+    others = np.delete(s, at).max()
+    keys[at] += (others + SPIKE_LEAD - s[at]) / (float(b["scale"]) * (q @ q)) * q
+    b["k_cache"][0, at] = keys[at].astype(np.float32)
+    return case
 
 
 def bench(n: int) -> Case:

@@ -52,6 +52,8 @@ SLIPS = [
     ("fp16-accumulate", "fp16 products", "acc += numba.float32(W[r, c]) * numba.float32(x[c])",
      "acc += W[r, c] * x[c]", None),
     ("matmul-double-buffer", "last partial k-slice dropped", "steps = (k + BK - 1) // BK", "steps = k // BK", None),
+    ("flash-decoding", "chunk max tree skips threads", "stride = CHUNK // 2\n" + MAX_TREE.format(t="t", red="red"),
+     "stride = CHUNK // 3\n" + MAX_TREE.format(t="t", red="red"), "a spike at a chunk's last thread"),
     ("flash-decoding", "last partial chunk dropped", "pieces = (lens[r] + CHUNK - 1) // CHUNK",
      "pieces = lens[r] // CHUNK", None),
     ("matmul-thin-tiles", "k loop one short", "range(0, k, BK)", "range(0, k - 1, BK)", "random 24x1 @ 1x40"),
