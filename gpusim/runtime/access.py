@@ -207,9 +207,8 @@ class MemoryAccess:
                 else:
                     A.written[elems] = True
             return
-        gt = self.b0 * self.T + lanes
-        res = races.record(sh, elems, gt, self.T, self.NW, now, int(line), kind, A.space == "shared",
-                           self.b0, self.bar_time, self.wbar_time)
+        res = races.record_lanes(sh, elems, lanes, self.lane_block, self.lane_warp_in_block, self.T, self.NW, now,
+                                 int(line), kind, A.space == "shared", self.b0, self.bar_time, self.wbar_time)
         if res[races.R_UNINITS]:
             k = int(res[races.R_UNINIT_POS])
             self._uninit(A, lanes[k], elems[k], line, int(res[races.R_UNINITS]))
