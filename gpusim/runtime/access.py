@@ -257,11 +257,13 @@ class MemoryAccess:
                 ids = self._full_ids = tuple(_frozen(a) for a in (gt, blk, blk * self.NW + (gt % self.T) // WARP_SIZE))
             gt, blk, warp = ids
             phase = self.phase[self.lane_block]
-        else:
-            gt = self.b0 * self.T + lanes
-            blk = gt // self.T
-            gt, blk, warp = _frozen(gt), _frozen(blk), _frozen(blk * self.NW + (gt % self.T) // WARP_SIZE)
-            phase = self.phase[blk - self.b0]
+        else:  # the chunk's lane tables instead of dividing by the block size
+            bl = self.lane_block[lanes]
+            blk = bl + self.b0
+            warp = blk * self.NW
+            warp += self.lane_warp_in_block[lanes]
+            gt, blk, warp = _frozen(self.b0 * self.T + lanes), _frozen(blk), _frozen(warp)
+            phase = self.phase[bl]
         # observers see read-only arrays: they cannot change what the kernel computes
         loop = self.loop
         ev = AccessEvent(A.info, kind, int(line), gt, blk, warp, _frozen(flat), _frozen(phase), uniform, op,
