@@ -101,20 +101,22 @@ def track(elems, lanes, lane_block, lane_warp_in_block, T, NW, now, line, kind, 
     lane, and a mispredicted branch on a value just loaded from the shadow waits for that load."""
     g0 = b0 * T
     w0 = b0 * NW
+    bl = wl = b = w = bT = wlo = whi = bar = wbar = 0
     for k in range(elems.size):
         e = elems[k]
         lane = lanes[k]
         g = g0 + lane
-        bl = lane_block[lane]  # block and warp in the chunk
-        wib = lane_warp_in_block[lane]
-        wl = bl * NW + wib
-        b = b0 + bl
-        w = w0 + wl
-        bT = b * T  # the block's threads are [bT, bT + T), the warp's [wlo, whi)
-        wlo = bT + wib * WARP_SIZE
-        whi = min(wlo + WARP_SIZE, bT + T)
-        bar = bar_time[bl]
-        wbar = wbar_time[wl]
+        if g >= whi or g < wlo:  # the first lane of another warp (a warp's lanes come together)
+            bl = lane_block[lane]  # block and warp in the chunk
+            wib = lane_warp_in_block[lane]
+            wl = bl * NW + wib
+            b = b0 + bl
+            w = w0 + wl
+            bT = b * T  # the block's threads are [bT, bT + T), the warp's [wlo, whi)
+            wlo = bT + wib * WARP_SIZE
+            whi = min(wlo + WARP_SIZE, bT + T)
+            bar = bar_time[bl]
+            wbar = wbar_time[wl]
         wt = w_tid[e]
         at = a_tid[e]
         if kind != WRITE and check_uninit and wt == -1 and at == -1:
