@@ -194,6 +194,7 @@ class Runtime(MemoryAccess, Slicing, Synchronisation, Output):
         self.dyn_buffer = None
         self._mask_cache = None
         self._full_ids = None
+        self._full_phase = None
         self.loop = None
 
     # -- helpers used by generated code ---------------------------------------------------------------
