@@ -19,6 +19,7 @@ For shared memory the array is per block, so ``(block, flat)`` names an element.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -62,11 +63,11 @@ class ArrayInfo:
             rest = rest // n if n else rest
         return addr
 
-    @property
-    def size(self) -> int:
+    @cached_property
+    def size(self) -> int:  # asked per access by several observers: np.prod once
         return int(np.prod(self.shape, dtype=np.int64))
 
-    @property
+    @cached_property
     def nbytes(self) -> int:
         return self.size * self.itemsize
 

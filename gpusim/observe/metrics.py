@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .banks import shared_stats
+from .banks import shared_access_stats
 from .coalescing import SECTOR, GlobalStats, global_stats
 from .counts import AccessCounts, CountsObserver
 from .dram import SegmentMap
@@ -72,12 +72,11 @@ class TrafficObserver(Observer):
     def _count(self, ev: AccessEvent) -> None:
         space = ev.array.space
         a = ev.array
-        addr = a.address(ev.flat)
         req = requests_of(ev, self.tpb)
         kind = ev.kind
         if space == "shared":
             if kind in ("ld", "st"):
-                s = shared_stats(req, addr, a.itemsize)
+                s = shared_access_stats(req, a, ev.flat)
                 m = self.m
                 m[f"smsp__sass_inst_executed_op_shared_{kind}.sum"] += s.requests
                 m[f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{kind}.sum"] += s.wavefronts
@@ -87,6 +86,7 @@ class TrafficObserver(Observer):
                 site[1] += s.wavefronts
                 site[2] += s.conflicts
             return
+        addr = a.address(ev.flat)
         monotone = req.monotone(addr)
         owner = a.memory  # a record field's bytes are its array of records' (one DRAM footprint for all fields)
         seg = self.segments.get(owner.id)

@@ -38,6 +38,7 @@ the compiler really unrolls a given loop.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from .dram import SEGMENT
 from .events import AccessEvent, ArrayInfo, LaunchInfo, Observer
@@ -100,7 +101,7 @@ class RoundsObserver(Observer):
         kind = ev.kind
         if space == "shared":
             if kind == "ld":
-                new = self._new_round(warps, at, self.last_sload, ("shared", ev.array.id, ev.lineno), "shared")
+                new = self._new_round(warps, self.last_sload, ("shared", ev.array.id, ev.lineno), "shared")
                 self.shared[warps[new]] += 1
                 self.last_sload[at] = self.now
             else:
@@ -112,7 +113,7 @@ class RoundsObserver(Observer):
         a = ev.array
         miss_warp = self._touch(a, ev.flat, req)
         if kind == "ld":
-            new = self._new_round(warps, at, self.last_load, ("global", a.id, ev.lineno), "global")
+            new = self._new_round(warps, self.last_load, ("global", a.id, ev.lineno), "global")
             w_new, m_new = warps[new], miss_warp[new]
             self.dram[w_new[m_new]] += 1
             self.l2[w_new[~m_new]] += 1
@@ -132,25 +133,14 @@ class RoundsObserver(Observer):
         self.last_use["global"][at] = self.now
 
     # ------------------------------------------------------------------------------------------ helpers
-    def _new_round(self, warps: np.ndarray, at, last: np.ndarray, site: tuple, space: str) -> np.ndarray:
-        """Per warp of a load event: does the load open a round? (and count it in its site's round)
-
-        ``at`` selects the event's warps (``warps`` itself, or the slice they make)."""
-        new = last[at] < self.last_use[space][at]
+    def _new_round(self, warps: np.ndarray, last: np.ndarray, site: tuple, space: str) -> np.ndarray:
+        """Per warp of a load event: does the load open a round? (and count it in its site's round)"""
         rid = self.round_id[space]
         state = self.sites.get(site)
         if state is None:
             state = self.sites[site] = (np.full(len(rid), -1, np.int32), np.zeros(len(rid), np.int32))
         site_round, site_loads = state
-        r = rid[at] + 0                   # a copy: ``at`` may be a slice (a view)
-        loads = site_loads[at]
-        same = site_round[at] == r
-        new |= same & (loads >= UNROLL)
-        r += new
-        rid[at] = r
-        site_round[at] = r
-        site_loads[at] = np.where(same & ~new, loads + 1, 1)
-        return new
+        return _open_rounds(warps, last, self.last_use[space], rid, site_round, site_loads, UNROLL)
 
     def _touch(self, a: ArrayInfo, flat: np.ndarray, req: Requests) -> np.ndarray:
         """Per request of an event: does one of its lanes touch a segment no earlier access of the launch
@@ -211,6 +201,27 @@ class RoundsObserver(Observer):
         m["gpusim__barriers_max"] = int(self.barriers.max()) if self.barriers.size else 0
         m["gpusim__atomic_max_per_address"] = max((int(c.max()) for c in self.atomic_counts.values()), default=0)
         m["gpusim__shared_atomic_passes"] = int(self.shared_atomic_passes)
+
+
+@njit(cache=True)
+def _open_rounds(warps, last, last_use, rid, site_round, site_loads, unroll):
+    """Per warp of a load event (``warps``: distinct): does the load open a round? A warp opens one when it
+    stored, did an atomic or passed a barrier since its last load of the space (``last`` < ``last_use``), or
+    when this load site has joined the warp's open round ``unroll`` times already. Counts the rounds opened
+    (``rid``) and the site's loads in the warp's open round (``site_round``, ``site_loads``)."""
+    new = np.empty(warps.size, np.bool_)
+    for i in range(warps.size):
+        w = warps[i]
+        r = rid[w]
+        same = site_round[w] == r
+        opens = last[w] < last_use[w] or (same and site_loads[w] >= unroll)
+        if opens:
+            r += 1
+            rid[w] = r
+        site_round[w] = r
+        site_loads[w] = site_loads[w] + 1 if same and not opens else 1
+        new[i] = opens
+    return new
 
 
 def _serial_passes(req: Requests, flat: np.ndarray) -> int:

@@ -8,6 +8,7 @@ store and atomic — bounds-checked per dimension on active lanes only, recorded
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from ..device import WARP_SIZE
 from ..faults import DataRace, OutOfBounds, UninitializedRead
@@ -22,6 +23,15 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     afterwards (atomics apply before they observe, so their element ids are never handed to numba frozen)."""
     a.flags.writeable = False
     return a
+
+
+@njit(cache=True)
+def _within(v, n):
+    """Is every index in ``v`` in ``[0, n)``?"""
+    for k in range(v.size):
+        if v[k] < 0 or v[k] >= n:
+            return False
+    return True
 
 
 class MemoryAccess:
@@ -154,8 +164,8 @@ class MemoryAccess:
         for d, v in enumerate(sel):
             n = A.shape_i[d]
             if isinstance(v, np.ndarray):
-                b = (v < 0) | (v >= n)
-                if b.any():
+                if not _within(v, n):  # one pass; the lanes' mask only when some lane is out
+                    b = (v < 0) | (v >= n)
                     bad = b if bad is None else (bad | b)
             elif v < 0 or v >= n:
                 bad = np.ones(lanes.size, bool)
@@ -207,9 +217,8 @@ class MemoryAccess:
                 else:
                     A.written[elems] = True
             return
-        gt = self.b0 * self.T + lanes
-        res = races.record(sh, elems, gt, self.T, self.NW, now, int(line), kind, A.space == "shared",
-                           self.b0, self.bar_time, self.wbar_time)
+        res = races.record_lanes(sh, elems, lanes, self.lane_block, self.lane_warp_in_block, self.T, self.NW, now,
+                                 int(line), kind, A.space == "shared", self.b0, self.bar_time, self.wbar_time)
         if res[races.R_UNINITS]:
             k = int(res[races.R_UNINIT_POS])
             self._uninit(A, lanes[k], elems[k], line, int(res[races.R_UNINITS]))
@@ -257,15 +266,19 @@ class MemoryAccess:
                 blk = gt // self.T
                 ids = self._full_ids = tuple(_frozen(a) for a in (gt, blk, blk * self.NW + (gt % self.T) // WARP_SIZE))
             gt, blk, warp = ids
-            phase = self.phase[self.lane_block]
-        else:
-            gt = self.b0 * self.T + lanes
-            blk = gt // self.T
-            gt, blk, warp = _frozen(gt), _frozen(blk), _frozen(blk * self.NW + (gt % self.T) // WARP_SIZE)
-            phase = self.phase[blk - self.b0]
+            phase = self._full_phase  # every lane's block's phase: the same until a barrier changes it
+            if phase is None:
+                phase = self._full_phase = _frozen(self.phase[self.lane_block])
+        else:  # the chunk's lane tables instead of dividing by the block size
+            bl = self.lane_block[lanes]
+            blk = bl + self.b0
+            warp = blk * self.NW
+            warp += self.lane_warp_in_block[lanes]
+            gt, blk, warp = _frozen(self.b0 * self.T + lanes), _frozen(blk), _frozen(warp)
+            phase = _frozen(self.phase[bl])
         # observers see read-only arrays: they cannot change what the kernel computes
         loop = self.loop
-        ev = AccessEvent(A.info, kind, int(line), gt, blk, warp, _frozen(flat), _frozen(phase), uniform, op,
+        ev = AccessEvent(A.info, kind, int(line), gt, blk, warp, _frozen(flat), phase, uniform, op,
                          loop, self.loop_iteration if loop is not None else 0)
         for o in self.observers:
             o.on_access(ev)

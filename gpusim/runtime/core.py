@@ -16,6 +16,7 @@ from ..faults import KernelError, KernelFault, KernelRaised, KernelTimeout, OutO
 from ..ir.values import convert
 from ..observe.events import ArrayInfo, LaunchInfo, UnrolledLoop
 from .access import MemoryAccess
+from .libdevice.rounding import to_odd, two_sum
 from .memory import ArrayHandle
 from .output import Output
 from .sync import Synchronisation
@@ -71,10 +72,8 @@ def fma_narrow(a, b, c, dtype: np.dtype):
 
 def _to_odd_sum(s, p, c):
     """``s = fl(p + c)`` rounded to odd instead: its neighbour with an odd last bit where the sum was inexact."""
-    z = s - p
-    e = (p - (s - z)) + (c - z)                         # s + e == p + c exactly (TwoSum)
-    even = (np.asarray(s).view(np.int64) & 1) == 0
-    return np.where((e != 0) & even & np.isfinite(s), np.nextafter(s, np.where(e > 0, np.inf, -np.inf)), s)
+    s, e = two_sum(p, c)                                # s + e == p + c exactly; the same s
+    return to_odd(s, e)
 
 
 def _squaring(a, e, t, vec: bool):
@@ -197,6 +196,7 @@ class Runtime(MemoryAccess, Slicing, Synchronisation, Output):
         self.dyn_buffer = None
         self._mask_cache = None
         self._full_ids = None
+        self._full_phase = None
         self.loop = None
 
     # -- helpers used by generated code ---------------------------------------------------------------

@@ -51,6 +51,7 @@ class Synchronisation:
         w = (blocks[:, None] * self.NW + np.arange(self.NW)[None, :]).reshape(-1)
         self.wbar_time[w] = self.now
         self.phase[blocks] += 1
+        self._full_phase = None
         self.now += 1
         if self.observers:
             seen = gblocks.view()
