@@ -248,8 +248,11 @@ def test_a_shared_tile_inner_product_is_one_dot():
     # sa[ty, j] and sb[j, tx] of planes stored at [ty, tx] are the planes themselves; sc[tx, j] is gathered
     assert "tl.dot(tl.reshape(_sh1_sa, [16, 16]), tl.reshape(_sh2_sb, [16, 16]), tl.reshape(acc, [16, 16])" in text
     assert text.count("tl.gather(") == 1
-    # the float64 accumulator of float32 products: the products as float32, their sum in float64
-    assert re.search(r"tl\.reshape\(acc64, \[16, 16\]\) \+ tl\.sum\(\(.*\)\.to\(tl\.float64\), 1\)", text)
+    # the float64 accumulator of float32 products: the products as float32, their sum in float64 over the
+    # first (slowest) axis, j: within each thread (test_a_float64_tile_sum_stays_in_each_thread)
+    assert ("tl.reshape(acc64, [16, 16]) + tl.sum((tl.trans(tl.reshape(_sh1_sa, [16, 16]))[:, :, None]"
+            " * tl.reshape(_sh2_sb, [16, 16])[:, None, :]).to(tl.float64), 0)") in text
+    assert "[None, :, :]" not in text     # never j between the rows and the columns (it spans threads)
     kernel, _grid, block, args, _expect = case_tile_product_scratch()
     text = "\n".join(code(ln) for ln in body(program(kernel, args, block=block)))
     assert len(re.findall(r"tl\.dot\(", text)) == 1 and "tl.arange(0, 16)[None, :] < 8" in text   # K 8 -> 16
@@ -293,6 +296,41 @@ def run_script(mode: str) -> str:
                          timeout=600, cwd=ROOT)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     return out.stdout
+
+
+@cuda.jit
+def tile_sum64(a, b, out):
+    sa = cuda.shared.array((16, 16), float32)
+    sb = cuda.shared.array((16, 16), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    acc = 0.0
+    for t0 in range(0, a.shape[1], 16):
+        sa[ty, tx] = a[ty, t0 + tx]
+        sb[ty, tx] = b[t0 + ty, tx]
+        cuda.syncthreads()
+        for j in range(16):
+            acc += sa[ty, j] * sb[j, tx]
+        cuda.syncthreads()
+    out[ty, tx] = acc
+
+
+@needs_triton
+@pytest.mark.slow
+def test_a_float64_tile_sum_stays_in_each_thread():
+    """A 16 x 16 block is 8 warps, one thread per output: compiled for sm_90, each k-step's sum is that
+    thread's 16 float64 additions (15 within the tl.sum, one onto acc) of its 16 float32 products, and no
+    value crosses threads but the tiles' staging (no shuffle). With j between rows and columns in the sum's
+    product (the first version) the reduction ran across threads: 80 shuffles and 41 float64 additions."""
+    from gpusim.backends.triton import launcher
+
+    args = (np.zeros((16, 32), np.float32), np.zeros((32, 16), np.float32), np.zeros((16, 16), np.float64))
+    p = program(tile_sum64, args, block=(16, 16))
+    assert p.num_warps == 8 and "tl.sum(" in p.source
+    ptx = launcher.compile_aot(p).asm["ptx"]
+    assert len(re.findall(r"\badd\.(?:rn\.)?f64\b", ptx)) == 16
+    assert len(re.findall(r"\bmul\.(?:rn\.)?f32\b", ptx)) == 16
+    assert "shfl" not in ptx
 
 
 @needs_triton

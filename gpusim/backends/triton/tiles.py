@@ -23,9 +23,14 @@ Results: ``input_precision="ieee"`` (Triton's default for float32 is TF32 on the
 on sm_90 a float32 ``ieee`` dot is a chain of FMAs per output in ``j`` order starting from the accumulator,
 what the CUDA loop of ``fma`` computes. An ``acc + x * y`` that the front end did not fuse is fused here.
 A float64 accumulator of float32 products (``acc = 0.0`` in numba) is not a dot (triton 3.6 has no float64
-``tl.dot``, and a float32 one would round the sum): the ``[by, J, bx]`` products, each rounded to float32 as
+``tl.dot``, and a float32 one would round the sum): the ``[J, by, bx]`` products, each rounded to float32 as
 CUDA rounds it, are summed over ``J`` in float64 by ``tl.sum`` (another order of float64 additions than
-CUDA's: far below the float32 result's rounding). ``K`` (``J``) is padded with zeros to a power of two of at
+CUDA's: far below the float32 result's rounding). ``J`` first: the program's threads (at most
+``by x bx``) fill a layout's fastest dimensions first, so Triton's default layout gives each thread all ``J``
+products of its own outputs (the slowest dimension lies within a thread) and the sum is a thread's additions
+in registers, as in CUDA;
+with ``J`` in the middle it spanned threads and warps (shuffles and shared memory per k-step: puzzle 14
+took 17x numba's time on the H200). ``K`` (``J``) is padded with zeros to a power of two of at
 least 16 (``fma(0, 0, acc) == acc``).
 """
 
@@ -117,9 +122,9 @@ def tile_product(g, s: N.ForRange, ctx, start: Val, stop: Val, step: Val) -> boo
     b = _tile(g, col, bx, trip, kp, rows_first=False)
     acc = g.local(body.target, acc_t, body.line)
     d = g.tmp("_dot")
-    if widened:      # each product rounded to float32 as CUDA rounds it, their sum in float64
-        g.emit(f"{d} = tl.reshape({acc.code}, [{by}, {bx}]) + tl.sum(({a}[:, :, None] * {b}[None, :, :]).to("
-               f"tl.float64), 1)")
+    if widened:      # each product rounded to float32 as CUDA rounds it, their sum in float64, j slowest
+        g.emit(f"{d} = tl.reshape({acc.code}, [{by}, {bx}]) + tl.sum((tl.trans({a})[:, :, None] * {b}[:, None, :])"
+               f".to(tl.float64), 0)")
     else:
         g.emit(f"{d} = tl.dot({a}, {b}, tl.reshape({acc.code}, [{by}, {bx}]), input_precision=\"ieee\")")
     g.assign_local(body.target, acc_t, Val(f"tl.reshape({d}, [{g.P}])", acc_t, vec=True), ctx, body.line)
