@@ -18,6 +18,8 @@ from .sampling import MARGIN, draw, uniform_for, uniforms_for
 V_MAX = 1024             # the largest vocabulary among the cases
 TPB = 256                # threads per block
 ITEMS = V_MAX // TPB     # 4 logits per thread, kept in registers
+SPIKE = 600.0            # a spike case's logit: (600 - max) / T overflows float32's exp (past 88) for every T
+SPIKE_AT = (TPB - 1, 2 * TPB - 2, 3 * TPB - 3, V_MAX - 24)  # threads 255, 254, 253, 232 of their rounds
 SHARED_BUDGET = 3072     # bytes: room for reductions and a scan, not for the row (4096 bytes of logits alone)
 SENTINEL = -7
 
@@ -176,6 +178,9 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         row[rng.choice(704, 8, replace=False)] = 450 - rng.uniform(0, 1.5, 8)
     negative = rng.normal(-12, 2, (5, 512))
     mixed = rng.normal(-1, 1.5, (5, 1024))
+    spike = rng.normal(-1, 1, (4, V_MAX))
+    for row, at in zip(spike, SPIKE_AT):
+        row[at] = SPIKE
     return (
         _case("worked example, 4 settings", rng, example, "row 0 is the description's example (token 4, "
               "kept 5); then top_p 0.3 (just id 2), 0.5 (ids 0, 2, 6: a tie kept whole) and 0.95 (six tokens)",
@@ -190,6 +195,11 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         _case("large logits, low temperature V=704", rng, large,
               "logits in the hundreds, temperature 0.2-0.5: exp needs the maximum subtracted",
               temperature=rng.uniform(0.2, 0.5, 4)),
+        _case("one spike in a late thread V=1024", rng, spike,
+              f"one logit {SPIKE:g} per row, in a thread near its block's end (the others near -1): every weight "
+              "but the spike's is e^-400 or less, so it is the token and the nucleus; a maximum that misses it "
+              "leaves exp(logit - max) to overflow", top_p=[0.3, 0.5, 0.7, 0.9]),  # inside the spike's
+        # interval of running sums, [0, 1 - e^-400): far from both its ends (top_p_for keeps clear of the last)
         _case("adjacent floats at the boundary V=64", rng, _adjacent(rng, 3, 64, (1, 4, 9)),
               "the last kept logit and the first dropped one are neighbouring floats (keys K and K - 1): the key "
               "search must decide every bit, down to bit 0", near=[1, 4, 9]),

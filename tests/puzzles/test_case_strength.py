@@ -60,6 +60,8 @@ SLIPS = [
     ("llm-int8", "outlier scan skips the last row", "for m in range(x.shape[0]):", "for m in range(x.shape[0] - 1):",
      "last row, last column M=6 K=17 N=9"),
     ("kv-cache-int8", "slot 0 taken for padding", "if slot < 0:", "if slot <= 0:", "slot 0 and padding"),
+    ("top-p-sampling", "max tree skips threads", "stride = TPB // 2\n" + MAX_TREE.format(t="t", red="red"),
+     "stride = TPB // 3\n" + MAX_TREE.format(t="t", red="red"), "one spike in a late thread V=1024"),
     ("top-p-sampling", "key search skips bit 0", "for bit in range(31, -1, -1):", "for bit in range(31, 0, -1):",
      "adjacent floats at the boundary V=64"),
     ("speculative-sampling", "residual total misses the last token", "u_sample[b] * buf[TPB - 1]",
