@@ -21,6 +21,20 @@ _LARGER_ARRAY = ("equivalent: the constant only sizes a shared array, which gets
                  "reads past the sizes the case uses")
 _ANOTHER_CHANNEL = ("equivalent on the puzzle's inputs: channel 1 instead of channel 0 does the per-token work, with "
                     "the same values; every case has at least two channels")
+_PADDING_ONE = ("equivalent: the padding of one tile is 1 instead of 0, but every padded k has a zero in the other "
+                "tile's padding, and a padded row or column is never written")
+_KEY_ZERO = ("equivalent on the puzzle's inputs: key 0 is the bit pattern 0xFFFFFFFF, a NaN, and no logit is NaN; "
+             "padding keys are -1")
+_PADDING_KEY = ("equivalent: a padding key of 0 or -2 is still below every real key (key 0 is the NaN pattern "
+                "0xFFFFFFFF; no logit is NaN), so padding never joins a candidate's mass or the nucleus, and its "
+                "weight is exp(-inf) = 0 either way")
+_SIGNED_ZEROS = ("equivalent on the puzzle's inputs: the key stays strictly increasing in the logit and inside "
+                 "[0, 2^32) except that +0.0 and -0.0 share a key (equal logits: the spec's `>=` treats them as "
+                 "one), and the cases hold no -0.0 (`_case` asserts it), so every candidate's mass and the nucleus "
+                 "are the same")
+_NAN_KEYS = ("equivalent: the key stays strictly increasing in the logit and inside [0, 2^32) on every non-NaN "
+             "float (only a NaN pattern moves: 0x7FFFFFFF to 2^32, or 0xFFFFFFFF to -1); the search picks the same "
+             "upper set of logits, so every candidate's mass and the nucleus are the same")
 VERDICTS: dict[str, str] = {
     'pooling:5:6:constant: 16 -> 17':
         'equivalent: TPB sizes the shared array only; the array is one element larger; nothing reads the '
@@ -510,4 +524,62 @@ VERDICTS: dict[str, str] = {
     'expert-all-to-all:41:27:constant: 0 -> 1':
         'equivalent: the exchange is launched with 32 threads and every thread would copy the same count; '
         'thread 1 does it instead of thread 0',
+    # chapters 8-11, constant slips: puzzles 48-55 and 77-80 (seed 20261201, one fresh seed)
+    'matmul-wide-loads:26:25:constant: 0 -> 1':
+        'equivalent: a padding row of the a tile (row >= m) is 1 instead of 0, but it feeds only output row '
+        'r0 + ty, past the matrix and never written (k needs no padding: packed rows are a multiple of WORDS)',
+    'matmul-wide-loads:30:25:constant: 0 -> 1':
+        'equivalent: a padding row of the b tile (column >= n) is 1 instead of 0, but it feeds only output '
+        'column c0 + tx, past the matrix and never written (k needs no padding: packed rows are a multiple of '
+        'WORDS)',
+    'matmul-double-buffer:42:22:constant: 1 -> 0':
+        'equivalent: (k + BK) // BK is ceil(k / BK), or one more step when k is a multiple of BK; the extra '
+        'step prefetches and computes on slices whose loads load_slices guards to zeros (it also counts its '
+        'FLOPs, so the barrier rule still holds), so the sums do not change',
+    'matmul-double-buffer:42:22:constant: 1 -> 2': "fixed by case 'random 40x1 @ 1x136'",
+    'matmul-double-buffer:47:15:constant: 1 -> 0':
+        'equivalent: `s + 0 < steps` always holds: the extra prefetch after the last slice loads k past the '
+        'end, which load_slices guards to zeros in the buffer nobody reads again',
+    'top-p-sampling:77:18:constant: 1 -> 0': _PADDING_KEY,
+    'top-p-sampling:77:18:constant: 1 -> 2': _PADDING_KEY,
+    'top-p-sampling:83:32:constant: 2147483648 -> 2147483647': _SIGNED_ZEROS,
+    'top-p-sampling:83:32:constant: 2147483648 -> 2147483649': _NAN_KEYS,
+    'top-p-sampling:85:26:constant: 1 -> 0': _SIGNED_ZEROS,
+    'top-p-sampling:85:26:constant: 1 -> 2': _NAN_KEYS,
+    'top-p-sampling:92:21:constant: 0 -> 1': _KEY_ZERO,
+    'top-p-sampling:99:25:constant: 0 -> 1': "fixed by case 'adjacent floats at the boundary V=64'",
+    'top-p-sampling:100:21:constant: 31 -> 32':
+        'equivalent: bit 32 gives a candidate above every 32-bit key, whose mass (0) never reaches the target',
+    'top-p-sampling:100:26:constant: 1 -> 2':
+        'equivalent in the simulator: bit -1 shifts 1 by -1, which gpusim (like PTX, taking the amount as '
+        'unsigned) makes 0, so the candidate equals the prefix and changes nothing',
+    'top-p-sampling:125:12:constant: 0 -> 1':
+        'equivalent: n_kept is a block sum, returned to every thread after its last barrier, so thread 1 '
+        'stores the count thread 0 would',
+    'llm-int8:45:40:constant: 0 -> 1':
+        'equivalent: scale = amax / 127 over ordinary columns, where every |x| < THRESHOLD = 6 (a column with '
+        'one |x| >= 6 is an outlier), so scale < 1 and `scale != 1` always holds; with scale 0 every ordinary '
+        "x is 0 and round(0 / 0) = round(NaN) converts to 0 (as PTX's cvt.rni does), the value the guard writes",
+    'llm-int8:48:12:constant: 0 -> 1':
+        'equivalent: scale = red[0] / 127 is read after the last barrier of the max tree, the same in every '
+        'thread, so thread 1 stores what thread 0 would',
+    'llm-int8:68:20:constant: 0 -> 1': _PADDING_ONE,
+    'llm-int8:74:20:constant: 0 -> 1':
+        "equivalent: the padding of the b tile is 1 instead of 0, but every padded k has a zero in a's and xo's "
+        'padding (both sums add 0), and a padded column is never written',
+    'speculative-sampling:14:30:constant: 1 -> 2': 'equivalent: the array is one element larger; nothing reads '
+                                                  'the extra one',
+    'speculative-sampling:25:16:constant: 0 -> 1':
+        'equivalent: every lane of warp 0 holds the same ballot and so the same first refused position; lane 1 '
+        'writes first[0] instead of lane 0, before the same barrier',
+    'speculative-sampling:54:12:constant: 0 -> 1':
+        'equivalent: a = first[0] is read by every thread after the barrier, so thread 1 stores the count '
+        'thread 0 would',
+    'distillation-kl:10:8:constant: 1024 -> 1025':
+        'equivalent: ITEMS = 1025 // 128 is still 8, and V_MAX is read nowhere else',
+    'distillation-kl:18:20:constant: 2 -> 3': "fixed by case 'one spike per model in a late thread V=1024'",
+    'distillation-kl:19:19:constant: 0 -> 1': "fixed by case 'one spike per model in a late thread V=1024'",
+    'distillation-kl:23:19:constant: 2 -> 3': "fixed by case 'one spike per model in a late thread V=1024'",
+    'distillation-kl:24:14:constant: 0 -> 1': "fixed by case 'one spike per model in a late thread V=1024'",
+    'distillation-kl:84:12:constant: 0 -> 1': _AFTER_BARRIER,
 }

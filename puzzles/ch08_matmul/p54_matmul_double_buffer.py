@@ -87,6 +87,7 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         ((64, 8, 64), "a single slice: nothing to prefetch"),
         ((64, 16, 64), "two slices: the prefetch runs once, into buffer 1"),
         ((64, 128, 64), "16 slices, each buffer reused 8 times (ratios judged)"),
+        ((40, 1, 136), "k = 1: one slice holding one value of k, which a step count short by one drops"),
     ]
     example = _case("worked example 3x2 @ 2x2", np.array([[1, 0.5], [-1, 2], [0, 3]]),
                     np.array([[2, 1], [4, -1]]), "puzzle 50's example: c = [[4, 0.5], [6, -3], [12, -3]]")

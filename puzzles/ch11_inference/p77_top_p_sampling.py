@@ -154,15 +154,15 @@ def _case(name: str, rng: np.random.Generator, logits: np.ndarray, note: str, te
 EXAMPLE_LOGITS = [2.0, 1.0, 3.0, 0.5, 1.0, -1.0, 2.0, 0.0]
 
 
-def _adjacent(rng: np.random.Generator, rows: int, v: int, at: tuple[int, ...]) -> np.ndarray:
-    """Random logits where, in row r, the (at[r] + 1)-th largest has an odd key (moved by one ulp if need be)
-    and the next one is the float just below it: keys K and K - 1."""
+def _adjacent(rng: np.random.Generator, rows: int, v: int, at: tuple[int, ...], parity: tuple[int, ...]) -> np.ndarray:
+    """Random logits where, in row r, the (at[r] + 1)-th largest has a key K of parity ``parity[r]`` (1: odd;
+    moved by one ulp if need be) and the next one is the float just below it: keys K and K - 1."""
     x = rng.normal(0, 2, (rows, v)).astype(np.float32)
     for r, n in enumerate(at):
         order = np.argsort(-x[r])
         bits = int(x[r, order[n]].view(np.int32))
         key = bits + 2 ** 31 if bits >= 0 else -1 - bits
-        if key % 2 == 0:
+        if key % 2 != parity[r]:
             x[r, order[n]] = np.int32(bits ^ 1).view(np.float32)
         x[r, order[n + 1]] = np.nextafter(x[r, order[n]], np.float32(-np.inf))
     return x
@@ -200,9 +200,10 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
               "but the spike's is e^-400 or less, so it is the token and the nucleus; a maximum that misses it "
               "leaves exp(logit - max) to overflow", top_p=[0.3, 0.5, 0.7, 0.9]),  # inside the spike's
         # interval of running sums, [0, 1 - e^-400): far from both its ends (top_p_for keeps clear of the last)
-        _case("adjacent floats at the boundary V=64", rng, _adjacent(rng, 3, 64, (1, 4, 9)),
-              "the last kept logit and the first dropped one are neighbouring floats (keys K and K - 1): the key "
-              "search must decide every bit, down to bit 0", near=[1, 4, 9]),
+        _case("adjacent floats at the boundary V=64", rng, _adjacent(rng, 4, 64, (1, 4, 9, 3), (1, 1, 1, 0)),
+              "the last kept logit and the first dropped one are neighbouring floats (keys K and K - 1, K odd in "
+              "rows 0-2 and even in row 3): the key search must decide every bit, down to bit 0, from prefix 0",
+              near=[1, 4, 9, 3]),
     )
 
 

@@ -52,6 +52,8 @@ SLIPS = [
     ("fp16-accumulate", "fp16 products", "acc += numba.float32(W[r, c]) * numba.float32(x[c])",
      "acc += W[r, c] * x[c]", None),
     ("matmul-double-buffer", "last partial k-slice dropped", "steps = (k + BK - 1) // BK", "steps = k // BK", None),
+    ("matmul-double-buffer", "step count short when k leaves one value in the last slice",
+     "steps = (k + BK - 1) // BK", "steps = (k + BK - 2) // BK", "random 40x1 @ 1x136"),
     ("flash-decoding", "chunk max tree skips threads", "stride = CHUNK // 2\n" + MAX_TREE.format(t="t", red="red"),
      "stride = CHUNK // 3\n" + MAX_TREE.format(t="t", red="red"), "a spike at a chunk's last thread"),
     ("flash-decoding", "last partial chunk dropped", "pieces = (lens[r] + CHUNK - 1) // CHUNK",
@@ -64,8 +66,14 @@ SLIPS = [
      "stride = TPB // 3\n" + MAX_TREE.format(t="t", red="red"), "one spike in a late thread V=1024"),
     ("top-p-sampling", "key search skips bit 0", "for bit in range(31, -1, -1):", "for bit in range(31, 0, -1):",
      "adjacent floats at the boundary V=64"),
+    ("top-p-sampling", "key search starts from prefix 1", "prefix = numba.int64(0)", "prefix = numba.int64(1)",
+     "adjacent floats at the boundary V=64"),
     ("speculative-sampling", "residual total misses the last token", "u_sample[b] * buf[TPB - 1]",
      "u_sample[b] * buf[TPB - 2]", "last token likely, V=512"),
+    ("distillation-kl", "max tree stops a step early", MAX_TREE.format(t="t", red="red"),
+     MAX_TREE.format(t="t", red="red").replace("> 0", "> 1"), "one spike per model in a late thread V=1024"),
+    ("distillation-kl", "max tree returns red[1]", "    top = red[0]", "    top = red[1]",
+     "one spike per model in a late thread V=1024"),
 ]
 
 
