@@ -38,6 +38,7 @@ from .observe.events import LaunchInfo
 from .report import LaunchReport
 from .runtime.core import Abort, Runtime, timeout
 from .runtime.memory import GLOBAL_ALIGN, ArrayHandle, global_handle
+from .timing_model import H200
 
 #: lanes per chunk: large enough to amortise Python overhead, small enough to stay in cache and memory
 CHUNK_LANES = 1 << 16
@@ -350,7 +351,7 @@ def cooperative_max_blocks(threads_per_block: int) -> int:
     """The most blocks a cooperative launch may have: all resident on the GPU at once, on the H200's 132 SMs
     at most 2,048 threads and 32 blocks each (what numba-cuda's ``max_cooperative_grid_blocks`` reports for a
     kernel light on registers and shared memory)."""
-    return 132 * min(32, 2048 // max(1, threads_per_block))
+    return H200.sms * min(H200.max_blocks_per_sm, H200.max_threads_per_sm // max(1, threads_per_block))
 
 
 def _cooperative_chunk(per_chunk: int, info: LaunchInfo) -> int:
