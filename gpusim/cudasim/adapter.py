@@ -64,8 +64,8 @@ class _Settings:
 
 _settings = _Settings()
 
-#: the drop-in's step budget per launch (``GPUSIM_CUDASIM_MAX_STEPS`` sets another): ten times
-#: ``gpusim.launch``'s, some twenty seconds of work, since a test suite's kernels are bigger than a puzzle's
+#: the drop-in's step budget per launch (``GPUSIM_CUDASIM_MAX_STEPS`` sets another): twenty times
+#: ``gpusim.launch``'s (4e10, about half a minute of work), since a test suite's kernels are bigger than a puzzle's
 #: (numba's own heat-equation example does 1.3e10 steps: 1001 threads, 10,000 grid-synchronised steps), and an
 #: endless loop still ends with a ``KernelTimeout`` instead of a hang
 MAX_STEPS = 20 * DEFAULT_MAX_STEPS
