@@ -14,7 +14,9 @@ Settings (the environment is how child processes inherit them):
 * ``GPUSIM_CUDASIM`` — ``1`` (a kernel gpusim cannot run falls back to numba's simulator, said once per
   kernel on stderr) or ``strict`` (such a kernel is an error). Unset, empty or ``0``: off.
 * ``GPUSIM_CUDASIM_FAULTS`` — what a fault gpusim finds does: ``raise`` (the default) or ``off``, for all
-  kinds or per kind, e.g. ``race=off,uninit=off`` (kinds: oob, race, divergence, uninit, timeout, limit).
+  kinds or per kind, e.g. ``race=off,uninit=off`` (kinds: oob, race, skipped, divergence, uninit, timeout,
+  limit).
+* ``GPUSIM_CUDASIM_MAX_STEPS`` — a launch's step budget (``gpusim.cudasim.adapter.MAX_STEPS`` by default).
 
 This package lives outside ``gpusim/`` only so that it can be imported without importing gpusim.
 (PYTEST_DONT_REWRITE: the hook imports this before pytest starts, and pytest would warn that it is too late to

@@ -138,7 +138,11 @@ class DataRace(KernelFault):
 
 @dataclass(eq=False)
 class BarrierDivergence(KernelFault):
-    """A barrier or warp intrinsic reached by only part of the threads it needs."""
+    """A barrier or warp intrinsic reached by only part of the threads it needs. ``skipped_by_exiting``: a
+    barrier that the threads missing from it skip only on their way out of the kernel (a GPU runs it as if they
+    had returned first: ``gpusim.backends.lanes.barriers``)."""
+
+    skipped_by_exiting: bool = False
 
 
 @dataclass(eq=False)
