@@ -37,6 +37,11 @@ class UnsupportedConstruct(KernelCompileError):
     """The kernel uses Python that numba-cuda (or gpusim) does not run on a GPU."""
 
 
+class KernelTypeError(UnsupportedConstruct):
+    """An argument of a type numba-cuda's typing rejects (a float warp mask): numba raises its ``TypingError``
+    for it when the kernel is compiled, so the drop-in raises that at ``cuda.jit(signature)``."""
+
+
 class KernelSyntaxError(KernelCompileError):
     """The kernel's file is not valid Python."""
 

@@ -34,11 +34,11 @@ from typing import Any
 
 import numpy as np
 
-from ..faults import KernelTimeout
+from ..faults import KernelTimeout, KernelTypeError
 from ..frontend.compiler import DEBUG_MARK
 from ..frontend.names import CapturedDeviceArray
 from ..frontend.source import remember_exec_sources
-from ..launch import DEFAULT_MAX_STEPS, cooperative_max_blocks, launch
+from ..launch import DEFAULT_MAX_STEPS, arg_type, compile_kernel, cooperative_max_blocks, launch
 from .policy import FaultPolicy, as_raised, is_limitation, kind_of, report_line
 
 
@@ -110,6 +110,8 @@ def attach(mode: str = "fallback", faults: str | None = None) -> None:
         def keep_signature(fn):
             k = made(fn)
             k._gpusim_signature = func_or_sig
+            if not k._device:
+                _type_check(k, func_or_sig)
             return k
 
         return keep_signature
@@ -295,6 +297,65 @@ def _is_signature(obj: Any) -> bool:
     from numba.cuda.core.sigutils import is_signature
 
     return obj is not None and not callable(obj) and (is_signature(obj) or isinstance(obj, list))
+
+
+def _type_check(kernel: Any, sig: Any) -> None:
+    """numba compiles a kernel given signatures at ``cuda.jit``, and raises its ``TypingError`` there for an
+    argument type its typing rejects: gpusim's front end types the kernel for each signature now, and a
+    ``KernelTypeError`` becomes that ``TypingError``. Anything else gpusim cannot compile waits for the launch,
+    where the mode decides (strict: an error; fallback: numba's simulator runs it)."""
+    for one in sig if isinstance(sig, list) else [sig]:
+        types = _ir_types(kernel.py_func, one)
+        if types is None:
+            continue
+        try:
+            compile_kernel(kernel.py_func, instrument=False, signature=types)
+        except KernelTypeError as e:
+            raise _typing_error()(str(e)) from None
+        except Exception:  # gpusim's to say at the launch, by the mode
+            continue
+
+
+def _ir_types(func: Any, sig: Any) -> tuple | None:
+    """The IR types of an eager signature's parameters, for numeric scalars and arrays of them; None for a
+    signature with any other type (gpusim types those from the launch's arguments) or one numba rejects."""
+    from numba.cuda import types as nbtypes
+    from numba.cuda.core.sigutils import normalize_signature
+    from numba.cuda.np.numpy_support import as_dtype
+
+    try:
+        argtypes, _ = normalize_signature(sig)
+    except Exception:
+        return None
+    code = func.__code__
+    names = code.co_varnames[:code.co_argcount]
+    if len(argtypes) != len(names):
+        return None
+    examples = []
+    for ty in argtypes:
+        if isinstance(ty, (nbtypes.Integer, nbtypes.Float, nbtypes.Boolean)):
+            examples.append(as_dtype(ty).type(0))
+        elif isinstance(ty, nbtypes.Array) and isinstance(ty.dtype, (nbtypes.Integer, nbtypes.Float,
+                                                                     nbtypes.Boolean)):
+            examples.append(np.zeros((1,) * ty.ndim, as_dtype(ty.dtype), order="F" if ty.layout == "F" else "C"))
+        else:
+            return None
+    try:
+        return tuple(arg_type(v, n, code) for v, n in zip(examples, names))
+    except Exception:
+        return None
+
+
+@functools.cache
+def _typing_error() -> type:
+    """numba's ``TypingError`` as both numba (``numba.errors``) and numba-cuda (``numba.cuda.core.errors``)
+    define it: tests catch either."""
+    from numba.core import errors as numba_errors
+    from numba.cuda.core import errors as cuda_errors
+
+    if issubclass(cuda_errors.TypingError, numba_errors.TypingError):
+        return cuda_errors.TypingError
+    return type("TypingError", (cuda_errors.TypingError, numba_errors.TypingError), {"__module__": __name__})
 
 
 def _cast_to_signature(kernel: Any, values: list) -> list:
