@@ -105,6 +105,12 @@ def _attach() -> None:
     adapter.attach(settings["mode"], settings["faults"])
 
 
+def _patch_random(module) -> None:
+    adapter = sys.modules.get("gpusim.cudasim.adapter")
+    if settings is not None and adapter is not None:
+        adapter.patch_random(module)
+
+
 # ------------------------------------------------------------------------------------------- the finder
 
 _MLIR = "numba_cuda_mlir.cuda"
@@ -128,6 +134,11 @@ class _Finder(importlib.abc.MetaPathFinder):
             if spec is not None and spec.loader is not None:
                 spec.loader = _AttachAfter(spec.loader)
             return spec
+        if name == "numba.cuda.random":  # its host-side set-up of generators: vectorised (adapter.patch_random)
+            spec = self._spec_from_others(name, path, target)
+            if spec is not None and spec.loader is not None:
+                spec.loader = _AttachAfter(spec.loader, _patch_random)
+            return spec
         if name == _MLIR or name.startswith(_MLIR + "."):
             return importlib.machinery.ModuleSpec(name, _Alias("numba.cuda" + name[len(_MLIR):]))
         return None
@@ -143,17 +154,21 @@ class _Finder(importlib.abc.MetaPathFinder):
 
 
 class _AttachAfter(importlib.abc.Loader):
-    """Runs the real loader, then attaches gpusim to the simulator it set up."""
+    """Runs the real loader, then attaches gpusim to the simulator it set up (or ``then(module)``)."""
 
-    def __init__(self, loader):
+    def __init__(self, loader, then=None):
         self.loader = loader
+        self.then = then
 
     def create_module(self, spec):
         return self.loader.create_module(spec)
 
     def exec_module(self, module):
         self.loader.exec_module(module)
-        _attach()
+        if self.then is None:
+            _attach()
+        else:
+            self.then(module)
 
     def __getattr__(self, name):  # get_code, get_source, is_package, ... of the real loader
         return getattr(self.loader, name)

@@ -39,6 +39,7 @@ from ..frontend.compiler import DEBUG_MARK
 from ..frontend.names import CapturedDeviceArray
 from ..frontend.source import remember_exec_sources
 from ..launch import DEFAULT_MAX_STEPS, arg_type, compile_kernel, cooperative_max_blocks, launch
+from . import xoroshiro
 from .policy import FaultPolicy, as_raised, is_limitation, kind_of, report_line
 
 
@@ -124,6 +125,16 @@ def attach(mode: str = "fallback", faults: str | None = None) -> None:
     for mod in (api, simulator, sys.modules["numba.cuda"]):  # still being imported: not yet numba's attribute
         if getattr(mod, "jit", None) is original_jit:
             mod.jit = jit
+    if "numba.cuda.random" in sys.modules:  # else the start-up finder calls patch_random when it is imported
+        patch_random(sys.modules["numba.cuda.random"])
+
+
+def patch_random(module: Any) -> None:
+    """``numba.cuda.random``'s host-side set-up of its generators becomes the vectorised one (``xoroshiro``:
+    the same states; numba-cuda's loop runs in object mode under its simulator, hours for a million)."""
+    if _patched and "random_init" not in _patched:
+        _patched["random_init"] = module.init_xoroshiro128p_states_cpu
+        module.init_xoroshiro128p_states_cpu = xoroshiro.init_states
 
 
 def detach() -> None:
@@ -134,6 +145,8 @@ def detach() -> None:
     from numba.cuda.simulator import api, kernel
 
     kernel.FakeCUDAKernel.__call__ = _patched["call"]
+    if "random_init" in _patched:
+        sys.modules["numba.cuda.random"].init_xoroshiro128p_states_cpu = _patched["random_init"]
     kernel.FakeOverload.max_cooperative_grid_blocks = _patched["cooperative"]
     for mod in (api, simulator, sys.modules["numba.cuda"]):
         if getattr(mod, "jit", None) is not None and getattr(mod.jit, "__wrapped__", None) is _patched["jit"]:
