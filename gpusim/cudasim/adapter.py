@@ -39,7 +39,7 @@ from ..frontend.compiler import DEBUG_MARK
 from ..frontend.names import CapturedDeviceArray
 from ..frontend.source import remember_exec_sources
 from ..launch import DEFAULT_MAX_STEPS, arg_type, compile_kernel, cooperative_max_blocks, launch
-from . import xoroshiro
+from . import pointers, xoroshiro
 from .policy import FaultPolicy, as_raised, is_limitation, kind_of, report_line
 
 
@@ -121,6 +121,9 @@ def attach(mode: str = "fallback", faults: str | None = None) -> None:
     _patched.update(call=original_call, jit=original_jit,
                     cooperative=kernel.FakeOverload.max_cooperative_grid_blocks)
     cls.__call__ = __call__
+    from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+
+    FakeCUDAArray.__cuda_array_interface__ = property(pointers.array_interface)
     kernel.FakeOverload.max_cooperative_grid_blocks = _max_cooperative_grid_blocks
     for mod in (api, simulator, sys.modules["numba.cuda"]):  # still being imported: not yet numba's attribute
         if getattr(mod, "jit", None) is original_jit:
@@ -145,6 +148,9 @@ def detach() -> None:
     from numba.cuda.simulator import api, kernel
 
     kernel.FakeCUDAKernel.__call__ = _patched["call"]
+    from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+
+    del FakeCUDAArray.__cuda_array_interface__
     if "random_init" in _patched:
         sys.modules["numba.cuda.random"].init_xoroshiro128p_states_cpu = _patched["random_init"]
     kernel.FakeOverload.max_cooperative_grid_blocks = _patched["cooperative"]
@@ -178,8 +184,14 @@ def _launch(kernel: Any, args: tuple, original_call: Any) -> Any:
     t0 = time.perf_counter()
     retr: list = []
     moved = _move_arguments(kernel, args, retr)
-    values = _cast_to_signature(kernel, [_unwrap(v) for v in moved])
-    direct = [v for a, v in zip(args, values) if a is not None and _unwrap(a) is v and isinstance(v, np.ndarray)]
+    unwrapped = [_unwrap(v) for v in moved]
+    try:
+        values = _cast_to_signature(kernel, unwrapped)
+    except Exception as e:  # an address gpusim cannot follow
+        return _cannot_run(kernel, e, None, args, original_call, [], t0)
+    # the arrays gpusim writes in place (the caller's, and the memory behind a pointer): restored on a fallback
+    direct = [v for a, u, v in zip(args, unwrapped, values) if isinstance(v, np.ndarray)
+              and ((a is not None and _unwrap(a) is v) or not isinstance(u, np.ndarray))]
     saved = [(a, a.copy()) for a in direct] if _settings.mode == "fallback" else []
     try:
         report = launch(_frozen(kernel), grid, block, values, int(kernel.dynshared_size or 0),
@@ -380,17 +392,20 @@ def _cast_to_signature(kernel: Any, values: list) -> list:
     if not casts:
         return values
     out = list(values)
-    for i, (v, dtype) in enumerate(zip(values, casts)):
-        if dtype is not None and not isinstance(v, np.ndarray):
+    for i, (v, cast) in enumerate(zip(values, casts)):
+        if isinstance(cast, tuple) and isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+            out[i] = pointers.pointee(int(v), cast[1])     # ("pointer", dtype): the memory it points to
+        elif isinstance(cast, np.dtype) and not isinstance(v, np.ndarray):
             try:
-                out[i] = _converted(v, dtype)
+                out[i] = _converted(v, cast)
             except (TypeError, ValueError, OverflowError):
                 pass
     return out
 
 
 def _signature_casts(sig: Any) -> tuple:
-    """For each parameter of an eager signature, the dtype its scalar argument is converted to (None: as it
+    """For each parameter of an eager signature, the dtype its scalar argument is converted to, or
+    ``("pointer", dtype)`` for a ``CPointer`` of a number (an address: ``pointers.pointee``), or None (as it
     is); empty without a signature, with a list of them, or with one numba itself would reject (numba's to
     report). Found once per kernel."""
     if sig is None or isinstance(sig, list):
@@ -403,8 +418,10 @@ def _signature_casts(sig: Any) -> tuple:
         argtypes, _ = normalize_signature(sig)
     except Exception:
         return ()
-    return tuple(as_dtype(ty) if isinstance(ty, (nbtypes.Integer, nbtypes.Float, nbtypes.Boolean)) else None
-                 for ty in argtypes)
+    numbers = (nbtypes.Integer, nbtypes.Float, nbtypes.Boolean)
+    return tuple(as_dtype(ty) if isinstance(ty, numbers) else
+                 ("pointer", as_dtype(ty.dtype)) if isinstance(ty, nbtypes.CPointer) and isinstance(ty.dtype, numbers)
+                 else None for ty in argtypes)
 
 
 def _converted(value: Any, dtype: np.dtype) -> Any:
