@@ -27,13 +27,17 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 
 
-def _child(group: str, tmp_path: Path, **env_extra: str) -> tuple[dict, str]:
+def _run(group: str, out: Path, **env_extra: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GPUSIM_CUDASIM", "NUMBA_ENABLE_CUDASIM"))}
     env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
     env.update(GPUSIM_CUDASIM="strict", NUMBA_ENABLE_CUDASIM="1", **env_extra)
-    out = tmp_path / f"{group}.json"
-    proc = subprocess.run([sys.executable, str(HERE / "cudasim_unskipped.py"), group, str(out)], env=env,
+    return subprocess.run([sys.executable, str(HERE / "cudasim_unskipped.py"), group, str(out)], env=env,
                           capture_output=True, text=True, timeout=300)
+
+
+def _child(group: str, tmp_path: Path, **env_extra: str) -> tuple[dict, str]:
+    out = tmp_path / f"{group}.json"
+    proc = _run(group, out, **env_extra)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(out.read_text()), proc.stderr
 
@@ -53,11 +57,7 @@ def test_a_grid_barrier_skipped_by_threads_leaving_runs_and_is_reported(tmp_path
 
 
 def test_a_barrier_skipped_by_threads_leaving_raises_when_the_policy_says_so(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GPUSIM_CUDASIM", "NUMBA_ENABLE_CUDASIM"))}
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
-    env.update(GPUSIM_CUDASIM="strict", NUMBA_ENABLE_CUDASIM="1", GPUSIM_CUDASIM_FAULTS="skipped=raise")
-    proc = subprocess.run([sys.executable, str(HERE / "cudasim_unskipped.py"), "barriers", str(tmp_path / "o.json")],
-                          env=env, capture_output=True, text=True, timeout=300)
+    proc = _run("barriers", tmp_path / "o.json", GPUSIM_CUDASIM_FAULTS="skipped=raise")
     assert proc.returncode != 0 and "BarrierDivergence" in proc.stderr
     assert "grid.sync() reached by only 4 of the grid's 8 live threads" in proc.stderr
 
