@@ -1,6 +1,6 @@
 """Kernels for test_cudasim_unskipped.py, launched through numba's simulator API in a child process:
 
-    GPUSIM_CUDASIM=strict NUMBA_ENABLE_CUDASIM=1 python cudasim_unskipped.py OUT.json
+    GPUSIM_CUDASIM=strict NUMBA_ENABLE_CUDASIM=1 python cudasim_unskipped.py GROUP[,GROUP...] OUT.json
 
 What numba-cuda's un-skipped tests (``test_warp_ops``, ``doc_examples``) needed of the drop-in, on kernels of our
 own: a grid barrier skipped only by threads on their way out; a type error in an eager signature raised at
@@ -154,8 +154,10 @@ def budget_default(res: dict) -> None:
 
 def main(group: str, path: str) -> None:
     res: dict = {}
-    {"barriers": barriers, "eager": eager, "random": random_states, "pointers": pointers, "budget": budget,
-     "budget_default": budget_default}[group](res)
+    groups = {"barriers": barriers, "eager": eager, "random": random_states, "pointers": pointers, "budget": budget,
+              "budget_default": budget_default}
+    for g in group.split(","):
+        groups[g](res)
     st = gpusim.cudasim.stats()
     res["stats"] = {"gpusim": st.gpusim_launches, "fallback": st.fallback_launches}
     res["reported"] = [[k[0], k[1], v] for k, v in st.reported.items()]

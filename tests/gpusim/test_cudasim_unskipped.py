@@ -36,16 +36,22 @@ def _run(group: str, out: Path, **env_extra: str) -> subprocess.CompletedProcess
 
 
 def _child(group: str, tmp_path: Path, **env_extra: str) -> tuple[dict, str]:
-    out = tmp_path / f"{group}.json"
+    out = tmp_path / "res.json"
     proc = _run(group, out, **env_extra)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(out.read_text()), proc.stderr
 
 
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """One child for every group that needs no setting of its own."""
+    return _child("barriers,eager,random,pointers", tmp_path_factory.mktemp("unskipped"))
+
+
 # -- a barrier skipped only on the way out ------------------------------------------------------------------
 
-def test_a_grid_barrier_skipped_by_threads_leaving_runs_and_is_reported(tmp_path):
-    res, err = _child("barriers", tmp_path)
+def test_a_grid_barrier_skipped_by_threads_leaving_runs_and_is_reported(run):
+    res, err = run
     # flags 1 1 0 0 0 1 0 0: runs start at 0, 2, 5, 6
     assert res["runs"] == [0, 0, 2, 2, 2, 5, 6, 6]
     kinds = {(name.split(" ")[0].strip("'"), kind) for name, kind, _ in res["reported"]}
@@ -121,8 +127,8 @@ def test_the_rule_is_syntactic_over_the_kernel_only():
 # -- eager signatures ----------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def eager(tmp_path_factory):
-    return _child("eager", tmp_path_factory.mktemp("eager"))[0]
+def eager(run):
+    return run[0]
 
 
 @pytest.mark.parametrize("case, words", [("float_mask", "Mask type must be an integer"),
@@ -141,8 +147,8 @@ def test_a_well_typed_eager_vote_runs(eager):
 
 # -- cuda.random's generators --------------------------------------------------------------------------------
 
-def test_the_generators_are_numba_cudas_own_states_bit_for_bit(tmp_path):
-    res, _ = _child("random", tmp_path)
+def test_the_generators_are_numba_cudas_own_states_bit_for_bit(run):
+    res, _ = run
     assert res["states_replaced"] is True
     for key in ("states_12_42_0", "states_5_1_3"):
         assert res[key]["dropin"] == res[key]["numba"]
@@ -152,8 +158,8 @@ def test_the_generators_are_numba_cudas_own_states_bit_for_bit(tmp_path):
 
 # -- CPointer parameters -------------------------------------------------------------------------------------
 
-def test_a_pointer_from_the_array_interface_is_the_memory_it_points_into(tmp_path):
-    res, _ = _child("pointers", tmp_path)
+def test_a_pointer_from_the_array_interface_is_the_memory_it_points_into(run):
+    res, _ = run
     assert res["cai"] == {"shape": [8], "typestr": "<f4", "version": 3}
     assert res["pointer_offset"] == [0, 0, 0, 0, 1, 2, 3, 4]
     past = res["pointer_past_end"]          # from element 6, thread 2 writes element 8 of 8
