@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..device import FULL_MASK
-from ..faults import KernelCompileError
+from ..faults import KernelCompileError, KernelTypeError
 from ..ir import nodes as N
 from ..ir.types import BOOL, INT32, INT64, UINT32, Array, Record, Scalar, Tuple, record, scalar
 from ..ir.walk import walk_exprs
@@ -147,7 +147,8 @@ class CallLowering:
 
     def mask(self, e: N.Expr, node: ast.AST) -> N.Expr:
         if not (isinstance(e.type, Scalar) and e.type.is_int):
-            raise self.error(node, f"a warp mask must be an integer, not {e.type}")
+            raise self.error(node, f"a warp mask must be an integer, not {e.type} (numba: Mask type must be an "
+                                   "integer)", KernelTypeError)
         return self.cast(e, UINT32)
 
     # -- entry points ------------------------------------------------------------------------------------------
@@ -336,7 +337,8 @@ class CallLowering:
             mask = self.mask(self.value_arg(args, "mask"), node)
             pred = self.value_arg(args, "predicate")
             if not (isinstance(pred.type, Scalar) and (pred.type.is_int or pred.type.is_bool)):
-                raise self.error(node, f"cuda.{path}: the predicate must be an integer or a bool, not {pred.type}")
+                raise self.error(node, f"cuda.{path}: the predicate must be an integer or a bool, not {pred.type} "
+                                       "(numba: Predicate must be an integer or boolean)", KernelTypeError)
             kind = _VOTES[path]
             return N.Vote(kind, mask, self.cast(pred, BOOL), type=INT32 if kind == "ballot" else BOOL, line=line)
         if path in ("match_any_sync", "match_all_sync"):

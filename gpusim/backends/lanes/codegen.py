@@ -47,6 +47,7 @@ from ...ir.types import Array, Scalar, Type
 from ...ir.unroll import plan_loops
 from ...ir.walk import walk_stmts
 from ...runtime import intrinsics, libdevice
+from .barriers import skipped_only_by_exiting
 from .expressions import Ctx, ExpressionGen
 from .work import OVERHEAD, iteration, straight_line
 
@@ -81,6 +82,7 @@ class FunctionGen(ExpressionGen):
         self.masked_return = any(isinstance(s, N.Return) and s.uni > Uni.GRID for s in walk_stmts(fn.body))
         self.param_names = {p.name for p in fn.params}
         self.unrolled = plan_loops(fn) if instrument else {}   # loops whose requests the observers regroup
+        self.exit_skipped = skipped_only_by_exiting(fn)       # barriers skipped only by threads leaving
 
     # -- helpers --------------------------------------------------------------------------------------
     def tmp(self, prefix: str = "_t") -> str:
@@ -250,7 +252,8 @@ class FunctionGen(ExpressionGen):
             self.return_stmt(s, ctx)
             return True
         elif isinstance(s, N.Barrier):
-            self.emit(f"rt.{'grid_sync' if s.grid else 'syncthreads'}({m}, {s.line})")
+            leaving = ", True" if id(s) in self.exit_skipped else ""
+            self.emit(f"rt.{'grid_sync' if s.grid else 'syncthreads'}({m}, {s.line}{leaving})")
         elif isinstance(s, N.SyncWarp):
             self.emit(f"rt.syncwarp({m}, {self.expr(s.mask, ctx)}, {s.line})")
         elif isinstance(s, N.Fence):
