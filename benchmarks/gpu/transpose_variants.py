@@ -14,6 +14,7 @@ launch queued behind a spin kernel, median of the samples):
 * both again with an unpadded 32 x 32 tile (32-way bank conflicts on the column reads), and
   ``16 reference``, the naive transpose (``solutions/transpose_naive.py``): the numbers puzzle 17's
   description quotes;
+* ``two tiles/block``: not a puzzle's kernel — two tiles per block, eight loads in flight per thread;
 
 and for each kernel the order of its global loads and shared stores in the PTX numba-cuda generated
 (``ld ld ld ld | st st st st`` means four loads in flight before the first store). Every output is
@@ -74,6 +75,33 @@ def load_store_loop(padded: int):
     return transpose_tiled
 
 
+def two_tiles():
+    """Not a puzzle's kernel: each block moves two tiles side by side, eight loads in flight per thread
+    (what more bytes in flight would give, if four per thread stay short of the copy)."""
+    @cuda.jit
+    def transpose_two_tiles(a, out, rows, cols):
+        tile = cuda.shared.array((TILE, 2 * TILE + 1), numba.float32)
+        vals = cuda.local.array(8, numba.float32)
+        tx = cuda.threadIdx.x
+        ty = cuda.threadIdx.y
+        r0 = cuda.blockIdx.y * TILE
+        c0 = cuda.blockIdx.x * 2 * TILE
+        for k in range(8):
+            r = r0 + ty + (k % 4) * ROWS
+            c = c0 + tx + (k // 4) * TILE
+            vals[k] = a[r, c] if r < rows and c < cols else numba.float32(0)
+        for k in range(8):
+            tile[ty + (k % 4) * ROWS, tx + (k // 4) * TILE] = vals[k]
+        cuda.syncthreads()
+        for k in range(8):
+            y = ty + k * ROWS
+            r = c0 + y
+            c = r0 + tx
+            if r < cols and c < rows:
+                out[r, c] = tile[tx, y]
+    return transpose_two_tiles
+
+
 def load(path: Path, kernel: str, **constants):
     """A solution file's kernel, with module constants replaced (``PADDED=32``) before numba compiles it."""
     spec = importlib.util.spec_from_file_location(f"variant_{path.stem}_{len(constants)}", path)
@@ -84,14 +112,17 @@ def load(path: Path, kernel: str, **constants):
 
 
 def variants():
-    """(name, puzzle module, kernel)."""
+    """(name, puzzle module, kernel, grid or None for the puzzle's)."""
     ref17 = ROOT / "solutions" / "transpose_tiled.py"
     return [
-        ("17 reference", p17_transpose_tiled, load(ref17, "transpose_tiled")),
-        ("17 load-store", p17_transpose_tiled, load_store_loop(TILE + 1)),
-        ("17 ref unpadded", p17_transpose_tiled, load(ref17, "transpose_tiled", PADDED=TILE)),
-        ("17 l-s unpadded", p17_transpose_tiled, load_store_loop(TILE)),
-        ("16 reference", p16_transpose_naive, load(ROOT / "solutions" / "transpose_naive.py", "transpose_naive")),
+        ("17 reference", p17_transpose_tiled, load(ref17, "transpose_tiled"), None),
+        ("17 load-store", p17_transpose_tiled, load_store_loop(TILE + 1), None),
+        ("17 ref unpadded", p17_transpose_tiled, load(ref17, "transpose_tiled", PADDED=TILE), None),
+        ("17 l-s unpadded", p17_transpose_tiled, load_store_loop(TILE), None),
+        ("two tiles/block", p17_transpose_tiled, two_tiles(),
+         lambda rows, cols: ((cols + 2 * TILE - 1) // (2 * TILE), (rows + TILE - 1) // TILE)),
+        ("16 reference", p16_transpose_naive, load(ROOT / "solutions" / "transpose_naive.py", "transpose_naive"),
+         None),
     ]
 
 
@@ -115,14 +146,15 @@ def run_size(log2n: int, timer: Timer) -> list[dict]:
     flat_a, flat_out = a.reshape(a_host.size), out.reshape(a_host.size)
     rows = [{"size": log2n, "variant": "device copy", "shape": [rows_n, cols_n], "bytes": moved,
              "seconds": timer.time(lambda s: flat_out.copy_to_device(flat_a, stream=s)), "order": ""}]
-    for name, module, kernel in variants():
+    for name, module, kernel, grid_of in variants():
         step = cases[module].steps[0]
-        launch = kernel[step.grid, step.block]
+        grid = grid_of(rows_n, cols_n) if grid_of else step.grid
+        launch = kernel[grid, step.block]
         out[:] = np.float32(np.nan)
         launch(a, out, rows_n, cols_n)          # compile and check once
         cuda.synchronize()
         ok = bool(np.array_equal(out.copy_to_host(), expect))
-        seconds = timer.time(lambda s, k=kernel, st=step: k[st.grid, st.block, s](a, out, rows_n, cols_n))
+        seconds = timer.time(lambda s, k=kernel, g=grid, b=step.block: k[g, b, s](a, out, rows_n, cols_n))
         rows.append({"size": log2n, "variant": name, "shape": [rows_n, cols_n], "bytes": moved,
                      "seconds": seconds, "correct": ok, "order": memory_order(kernel)})
     return rows
