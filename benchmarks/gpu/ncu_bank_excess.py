@@ -11,7 +11,7 @@ is that the counter also takes in shared wavefronts that lose arbitration for th
 of the SM — global loads filling L1 lines — rather than conflicts within a request.
 
 Every kernel here has 256 threads per block. Warps 0-3 read shared memory conflict-free (``s[(t + k) % 256]``:
-32 consecutive words per request, ``REPS`` times); warps 4-7 at the same time do one of:
+32 consecutive words per request, ``SHARED_REPS`` times); warps 4-7 at the same time do one of:
 
 * ``idle``  nothing (they exit);
 * ``alu``   a dependent float chain (no memory);
@@ -45,7 +45,8 @@ from numba import cuda, float32  # noqa: E402
 
 TPB = 256
 HALF = TPB // 2
-REPS = 256
+SHARED_REPS = 2048               # long enough to overlap the other warps' whole global phase
+GLOBAL_REPS = 256
 N = 1 << 24                      # float32: 64 MiB, past the L2, so every ldg sector comes from DRAM into L1
 MODES = ("idle", "alu", "ldg", "stg", "atom")
 GRIDS = (1, 132, 1056)
@@ -61,12 +62,12 @@ def make(mode: str):
         cuda.syncthreads()
         acc = float32(0)
         if t < HALF:
-            for k in range(REPS):
+            for k in range(SHARED_REPS):
                 acc += s[(t + k) % TPB]
         elif mode != "idle":
             i = cuda.blockIdx.x * HALF + (t - HALF)
             step = cuda.gridDim.x * HALF
-            for k in range(REPS):
+            for k in range(GLOBAL_REPS):
                 j = (i + k * step) % N
                 if mode == "ldg":
                     acc += a[j]
@@ -77,7 +78,6 @@ def make(mode: str):
                 else:
                     acc = acc * float32(1.0001) + float32(1)
         out[cuda.blockIdx.x * TPB + t] = acc
-    kernel.__name__ = f"bank_{mode}"
     return kernel
 
 
