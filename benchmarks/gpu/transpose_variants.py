@@ -25,9 +25,7 @@ times then mean nothing, and there is no PTX).
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
-import json
 import re
 import sys
 import time
@@ -45,7 +43,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path[:0] = [str(HERE), str(ROOT)]
 
-from copy_variants import SIM, Timer  # noqa: E402
+from copy_variants import SIM, Timer, device, finish, parse_args  # noqa: E402
 
 from puzzles.ch03_memory import p16_transpose_naive, p17_transpose_tiled  # noqa: E402
 
@@ -175,29 +173,16 @@ def print_table(rows: list[dict]) -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sizes", type=int, nargs="+", default=[26, 24], help="log2 of the element counts")
-    ap.add_argument("--samples", type=int, default=15)
-    ap.add_argument("--json", help="also write the rows here")
-    args = ap.parse_args(argv)
+    args = parse_args(argv, __doc__)
     started = time.perf_counter()
-    if SIM:
-        l2, name = 1 << 20, "numba's simulator (times are meaningless)"
-    else:
-        dev = cuda.get_current_device()
-        l2 = dev.L2_CACHE_SIZE
-        name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+    _, l2, name = device()
     print(f"device: {name}; float32; median of {args.samples} samples, L2 flushed, launch queued behind a spin")
     timer = Timer(l2, args.samples)
     rows = []
     for log2n in args.sizes:
         rows += run_size(log2n, timer)
     print_table(rows)
-    print(f"({time.perf_counter() - started:.1f} s)")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
-    return 0 if all(r.get("correct", True) for r in rows) else 1
+    return finish(rows, started, args.json)
 
 
 if __name__ == "__main__":
