@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..faults import KernelCompileError, UnsupportedConstruct
 from ..ir import nodes as N
-from ..ir.types import BOOL, INT64, NONE, Array, RecordRef, Scalar, Tuple, Type
+from ..ir.types import BOOL, INT64, NONE, Array, CharSeq, RecordRef, Scalar, Tuple, Type
 from . import typing as ty
 from .array_methods import ArrayMethodLowering
 from .calls import CallLowering
@@ -383,7 +383,7 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
         if is_record_array(array.type):  # ary[i] = rec: the whole record copied
             return self.record_store(array, index, value, target, line)
         array, index = self.element_of(array, index)
-        if not isinstance(value.type, Scalar):
+        if not isinstance(value.type, (Scalar, CharSeq)):
             raise self.error(target, f"cannot store a {value.type} into an element of a {array.type.dtype} array")
         return [N.Store(array, index, self.cast(value, array.type.dtype), line=line)]
 

@@ -288,7 +288,7 @@ def test_docstrings_and_annotated_assignments_are_accepted():
 REJECTED = [
     ("a list", "x = [1, 2]", "x = [1, 2]"),
     ("a dict", "x = {1: 2}", "x = {1: 2}"),
-    ("strings", 'x = "hello"', 'x = "hello"'),
+    ("operators on strings", 'x = "hello" + "!"', 'x = "hello" + "!"'),
     ("an f-string", 'x = f"{i}"', 'x = f"{i}"'),
     ("a lambda", "f = lambda v: v", "f = lambda v: v"),
     ("a list comprehension", "x = [v for v in range(3)]", "x = [v for v in range(3)]"),

@@ -43,7 +43,7 @@ import numpy as np
 
 from ...ir import nodes as N
 from ...ir.nodes import Uni
-from ...ir.types import Array, Scalar, Type
+from ...ir.types import Array, CharSeq, Scalar, Type
 from ...ir.unroll import plan_loops
 from ...ir.walk import walk_stmts
 from ...runtime import intrinsics, libdevice
@@ -445,6 +445,8 @@ class ModuleGen:
     def const(self, value: Any, t: Type) -> str:
         if isinstance(t, Scalar):
             return self._name(("const", t.name, repr(value)), "_K", t.dtype.type(value))
+        if isinstance(t, CharSeq):
+            return self._name(("const", str(t), repr(value)), "_K", t.value(value))
         raise TypeError(f"no constant of type {t}")  # pragma: no cover
 
     def dtype(self, dt: np.dtype) -> str:
