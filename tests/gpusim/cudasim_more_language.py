@@ -62,9 +62,118 @@ def run_strings(res: dict) -> None:
     res["recs"] = [[int(n), label.decode()] for n, label in recs.tolist()]
 
 
+# -- recursion: self-recursion with an explicit and an implicit signature, per lane; mutual recursion -----------
+
+
+@cuda.jit("i8(i8)", device=True)
+def fib_sig(n):
+    if n < 2:
+        return n
+    return fib_sig(n - 1) + fib_sig(n - 2)
+
+
+@cuda.jit(device=True)
+def fib(n):
+    if n < 2:
+        return n
+    return fib(n - 1) + fib(n - 2)
+
+
+@cuda.jit(device=True)
+def halve_steps(n):
+    # a recursion whose depth differs between lanes: the Collatz steps of n
+    if n == 1:
+        return 0
+    if n % 2 == 0:
+        return 1 + halve_steps(n // 2)
+    return 1 + halve_steps(3 * n + 1)
+
+
+@cuda.jit(device=True)
+def is_even(n):
+    if n == 0:
+        return True
+    return is_odd(n - 1)
+
+
+@cuda.jit(device=True)
+def is_odd(n):
+    if n == 0:
+        return False
+    return is_even(n - 1)
+
+
+@cuda.jit(device=True)
+def scaled_sum(n, x):
+    # the first return gives int64; the recursive one, float64: the type is lowered again until it settles
+    if n == 0:
+        return 0
+    return x + scaled_sum(n - 1, x)
+
+
+@cuda.jit
+def recursions(fibs, steps, even, sums, n_grid):
+    i = cuda.grid(1)
+    if i == 0:
+        fibs[0] = fib_sig(n_grid)
+        fibs[1] = fib(n_grid)
+    if i < steps.shape[0]:
+        fibs[i + 2] = fib(i)
+        steps[i] = halve_steps(i + 1)
+        even[i] = is_even(i)
+        sums[i] = scaled_sum(i, 0.5)
+
+
+@cuda.jit(device=True)
+def countdown(n):
+    if n == 0:
+        return 0
+    return 1 + countdown(n - 1)
+
+
+@cuda.jit
+def runaway(out, start):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = countdown(start[i])  # a negative start counts down past 0 for ever
+
+
+@cuda.jit(device=True)
+def no_base_case(x):
+    return no_base_case(x)
+
+
+@cuda.jit
+def never_typed(out):
+    out[0] = no_base_case(1)
+
+
+def failure(launch) -> str:
+    try:
+        launch()
+    except Exception as e:  # the message the user sees, and whether gpusim's frames came with it
+        return f"{type(e).__name__}: {e}"
+    return "no error"
+
+
+def run_recursion(res: dict) -> None:
+    n = 12
+    fibs, steps = np.zeros(n + 2, np.int64), np.zeros(n, np.int64)
+    even, sums = np.zeros(n, np.bool_), np.zeros(n)
+    recursions[1, 16](fibs, steps, even, sums, 10)
+    res["fibs"], res["steps"] = fibs.tolist(), steps.tolist()
+    res["even"], res["sums"] = even.tolist(), sums.tolist()
+    out = np.zeros(4, np.int64)
+    runaway[1, 4](out, np.array([3, 5, 0, 7], np.int64))
+    res["countdown"] = out.tolist()
+    res["runaway"] = failure(lambda: runaway[1, 4](np.zeros(4, np.int64), np.array([3, -1, 0, 2], np.int64)))
+    res["never_typed"] = failure(lambda: never_typed[1, 1](np.zeros(1, np.int64)))
+
+
 def main(path: str) -> None:
     res: dict = {}
     run_strings(res)
+    run_recursion(res)
     st = gpusim.cudasim.stats()
     res["stats"] = {"gpusim": st.gpusim_launches, "fallback": st.fallback_launches, "fallbacks": st.fallbacks}
     with open(path, "w") as f:

@@ -51,3 +51,38 @@ def test_string_constants_are_truncated_or_padded_with_nuls(res):
 
 def test_string_constants_store_into_record_fields(res):
     assert res["recs"] == [[0, "row"], [1, "much too"], [2, "row"]]
+
+
+def test_self_recursion_with_and_without_a_signature(res):
+    fib = [0, 1]
+    while len(fib) < 12:
+        fib.append(fib[-1] + fib[-2])
+    assert res["fibs"][:2] == [55, 55]  # fib(10), the argument the same in every thread
+    assert res["fibs"][2:] == fib       # fib(i) in thread i: each lane recurses to its own depth
+
+
+def test_recursion_depth_differs_between_lanes(res):
+    # the Collatz steps of 1..12 (OEIS A006577), counted by hand
+    assert res["steps"] == [0, 1, 7, 2, 5, 8, 16, 3, 19, 6, 14, 9]
+    assert res["countdown"] == [3, 5, 0, 7]
+
+
+def test_mutual_recursion(res):
+    assert res["even"] == [i % 2 == 0 for i in range(12)]
+
+
+def test_a_recursive_return_type_is_typed_again_until_it_settles(res):
+    # `return 0` (int64) and `return x + f(n - 1, x)` (float64): numba unifies them to float64
+    assert res["sums"] == [0.5 * i for i in range(12)]
+
+
+def test_a_runaway_recursion_is_a_fault_naming_the_thread_not_a_hang(res):
+    msg = res["runaway"]
+    assert msg.startswith("KernelError:") and "'countdown' recursed more than 200 calls deep" in msg
+    assert "thread (1, 0, 0)" in msg and "RecursionError" not in msg
+
+
+def test_a_recursion_without_a_typed_return_is_refused_at_compile_time(res):
+    msg = res["never_typed"]
+    assert msg.startswith("UnsupportedConstruct: cannot type infer runaway recursion"), msg
+    assert "return no_base_case(x)" in msg

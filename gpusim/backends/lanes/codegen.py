@@ -43,9 +43,9 @@ import numpy as np
 
 from ...ir import nodes as N
 from ...ir.nodes import Uni
-from ...ir.types import Array, CharSeq, Scalar, Type
+from ...ir.types import Array, CharSeq, RecordRef, Scalar, Tuple, Type
 from ...ir.unroll import plan_loops
-from ...ir.walk import walk_stmts
+from ...ir.walk import children, walk_exprs, walk_stmts
 from ...runtime import intrinsics, libdevice
 from .expressions import Ctx, ExpressionGen
 from .work import OVERHEAD, iteration, straight_line
@@ -66,9 +66,12 @@ class Compiled:
 
 
 class FunctionGen(ExpressionGen):
-    def __init__(self, module: ModuleGen, fn: N.Function, pyname: str, instrument: bool):
+    def __init__(self, module: ModuleGen, fn: N.Function, pyname: str, instrument: bool, recursive: bool = False):
         self.mod = module
         self.fn = fn
+        #: the function calls itself (directly or through others): it returns at once for an empty mask, and
+        #: counts its depth (``Runtime.recurse``)
+        self.recursive = recursive
         self.pyname = pyname
         self.instrument = instrument
         self.out: list[tuple[str, int]] = []
@@ -141,10 +144,29 @@ class FunctionGen(ExpressionGen):
         entry = straight_line(fn.body)
         self.emit(f"rt.tick({fn.line}, _m0, {entry.fixed * OVERHEAD}, {entry.lanes})")
         start = len(self.out)
+        if self.recursive:
+            # no lane left to run it: return a placeholder at once (the caller merges nothing of it), else
+            # a recursion whose end depends on lanes' values would never end once they have all returned
+            self.emit(f"if not _m0.any(): return {self.placeholder(fn.return_type)}")
+            self.emit(f"rt.recurse({fn.line}, _m0, {fn.py_name!r})")
+            self.emit("try:")
+            self.indent += 1
         self.block(fn.body, Ctx("_m0", False, None))
         self.out[start:start] = self.prologue
         if not fn.is_kernel:
             self.emit("return _rv")
+        if self.recursive:
+            self.indent -= 1
+            self.emit("finally:")
+            self.emit("    rt.depth -= 1")
+
+    def placeholder(self, t: Type) -> str:
+        """A value of type ``t`` that no lane reads (a recursive call under an empty mask returns it)."""
+        if isinstance(t, (Scalar, CharSeq)):
+            return self.const(0 if isinstance(t, Scalar) else "", t)
+        if isinstance(t, Tuple) and not isinstance(t, RecordRef):
+            return "(" + "".join(self.placeholder(x) + ", " for x in t.items) + ")"
+        return "None"
 
     # -- statements -----------------------------------------------------------------------------------
     def block(self, body: list[N.Stmt], ctx: Ctx) -> None:
@@ -418,6 +440,24 @@ class FunctionGen(ExpressionGen):
         self.indent -= 1
 
 
+def recursive_functions(module: N.Module) -> set[str]:
+    """The module's functions that can call themselves, directly or through others."""
+    calls = {name: {e.function for s in walk_stmts(fn.body) for c in children(s) for e in walk_exprs(c)
+                    if isinstance(e, N.Call)} for name, fn in module.functions.items()}
+    out = set()
+    for name in calls:
+        seen, stack = set(), list(calls[name])
+        while stack:
+            f = stack.pop()
+            if f == name:
+                out.add(name)
+                break
+            if f not in seen:
+                seen.add(f)
+                stack.extend(calls.get(f, ()))
+    return out
+
+
 def _join_cast(s: N.Stmt) -> bool:
     """``x = T(x)``: a conversion the front end puts where paths with different types of ``x`` meet."""
     return (isinstance(s, N.Assign) and isinstance(s.value, N.Cast) and isinstance(s.value.value, N.Var)
@@ -471,8 +511,10 @@ class ModuleGen:
         for k, name in enumerate(order):
             self.functions[name] = f"_kernel_{module.entry.py_name}" if k == 0 else f"_dev_{k}_" + "".join(
                 c if c.isalnum() else "_" for c in module.functions[name].py_name)
+        recursive = recursive_functions(module)
         for name in order:
-            gen = FunctionGen(self, module.functions[name], self.functions[name], self.instrument)
+            gen = FunctionGen(self, module.functions[name], self.functions[name], self.instrument,
+                              name in recursive)
             gen.generate()
             self.lines.extend(gen.out)
             self.lines.append(("", 0))
