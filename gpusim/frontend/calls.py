@@ -597,6 +597,8 @@ class CallLowering:
             raise self.error(node, "range() can only be used in a for loop")
         if name == "print":
             raise self.error(node, "print() returns nothing: it cannot be used as a value")
+        if name == "isinstance":
+            return self.isinstance_call(node)
         if name == "tuple":  # tuple(t) of a tuple: its items (numba-cuda takes no other iterable here)
             if len(node.args) != 1 or node.keywords:
                 raise self.error(node, "tuple() in a kernel takes one tuple")

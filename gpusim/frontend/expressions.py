@@ -15,7 +15,7 @@ import numpy as np
 
 from ..faults import KernelCompileError
 from ..ir import nodes as N
-from ..ir.types import BOOL, FLOAT64, INT64, NONE, Array, CharSeq, RecordRef, Scalar, Tuple, Type
+from ..ir.types import BOOL, FLOAT64, INT64, NONE, Array, CharSeq, Optional, RecordRef, Scalar, Tuple, Type
 from ..ir.values import convert, python_value
 from . import typing as ty
 from .constants import literal_type
@@ -73,6 +73,9 @@ class ExprLowering:
         """``e`` converted to ``t`` (folded for a constant)."""
         if e.type == t:
             return e
+        if isinstance(t, Optional) and not isinstance(e.type, Optional):  # a value where None may also arrive
+            return N.MakeTuple([self.cast(e, t.value_type), N.Const(True, type=BOOL, line=e.line)], type=t,
+                               line=e.line)
         if isinstance(t, Tuple) and isinstance(e.type, Tuple) and len(t.items) == len(e.type.items):
             if isinstance(e, N.MakeTuple):
                 return N.MakeTuple([self.cast(x, u) for x, u in zip(e.items, t.items)], type=t, line=e.line)
@@ -88,6 +91,8 @@ class ExprLowering:
             raise self.error(e.line, f"cannot convert a {e.type} to {t} (numba-cuda stores bytes into S arrays and "
                                      "fields, and str into U ones, and converts strings to nothing else)",
                              KernelCompileError)
+        if isinstance(e.type, Optional) and not isinstance(t, Optional):
+            return self.cast(self.unwrap(e), t)
         if not (isinstance(t, Scalar) and isinstance(e.type, Scalar)):
             raise self.error(e.line, f"cannot convert a {e.type} to {t}", KernelCompileError)
         if e.type.is_complex and not t.is_complex:
@@ -96,6 +101,19 @@ class ExprLowering:
         if isinstance(e, N.Const):
             return N.Const(python_value(convert(e.type.dtype.type(e.value), t.dtype)), type=t, line=e.line)
         return N.Cast(e, type=t, line=e.line)
+
+    def unwrap(self, e: N.Expr) -> N.Expr:
+        """An Optional value used as its value type, as numba casts ``Optional(T)`` to ``T``: a thread whose
+        value is None faults there (numba raises "expected T, got None"); any other value unchanged."""
+        if not isinstance(e.type, Optional):
+            return e
+        name = self.tmp()
+        v = N.Var(name, type=e.type, line=e.line)
+        t = e.type.value_type
+        body = N.Select(N.TupleItem(v, 1, type=BOOL, line=e.line), N.TupleItem(v, 0, type=t, line=e.line),
+                        N.Trap(f"expected {t}, got None: a value returned as None is used as a number", type=t,
+                               line=e.line), type=t, line=e.line)
+        return N.Let(name, e, body, type=t, line=e.line)
 
     def once(self, e: N.Expr, out: list, line: int) -> N.Expr:
         """``e`` as a value that can be read again without evaluating it again: itself for a variable or a
@@ -109,6 +127,7 @@ class ExprLowering:
     def truth(self, e: N.Expr, node: ast.AST) -> N.Expr:
         if e.type == BOOL:
             return e
+        e = self.unwrap(e)
         if not isinstance(e.type, Scalar):
             raise self.error(node, f"the truth value of a {e.type} is not defined in a kernel")
         return self.cast(e, BOOL)
@@ -408,6 +427,7 @@ class ExprLowering:
         if isinstance(left.type, DateTime) or isinstance(right.type, DateTime):
             return self.datetime_binary(op, left, right, node)
         sym = N.SYMBOLS[op]
+        left, right = self.unwrap(left), self.unwrap(right)
         if not (isinstance(left.type, Scalar) and isinstance(right.type, Scalar)):
             strings = isinstance(left.type, CharSeq) or isinstance(right.type, CharSeq)
             raise self.error(node, f"the operator {sym} is not supported on {left.type} and {right.type} in a "
@@ -516,6 +536,9 @@ class ExprLowering:
                                    f"members), not a {left.type} with a {right.type}")
         want = other.value
         line = node.lineno
+        if want is None and isinstance(left.type, Optional):  # numba's Optional: None where not present
+            present = N.TupleItem(left, 1, type=BOOL, line=line)
+            return present if negate else N.Unary("not", present, type=BOOL, line=line)
         if want is None:
             return N.Const(negate, type=BOOL, line=line)
         if left.type != BOOL:  # an int or a float is never the object True (numba: False)

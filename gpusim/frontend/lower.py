@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..faults import KernelCompileError, UnsupportedConstruct
 from ..ir import nodes as N
-from ..ir.types import BOOL, INT64, NONE, Array, CharSeq, RecordRef, Scalar, Tuple, Type
+from ..ir.types import BOOL, INT64, NONE, Array, CharSeq, Optional, RecordRef, Scalar, Tuple, Type, optional
 from . import typing as ty
 from .array_methods import ArrayMethodLowering
 from .calls import CallLowering
@@ -28,6 +28,7 @@ from .enums import EnumLowering
 from .exceptions import ExceptionLowering
 from .expressions import ExprLowering, TypeConflict
 from .groups import GroupLowering
+from .instance_checks import InstanceCheckLowering
 from .iteration import IterationLowering
 from .numeric_calls import NumericCallLowering
 from .records import RecordLowering, is_record_array
@@ -66,7 +67,7 @@ class LoopContext:
 
 class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLowering, IterationLowering,
                        RecordLowering, SliceLowering, ClosureLowering, ArrayMethodLowering, EnumLowering,
-                       ExceptionLowering, GroupLowering, VectorLowering, DateTimeLowering):
+                       ExceptionLowering, GroupLowering, VectorLowering, DateTimeLowering, InstanceCheckLowering):
     """Lowers one function for one tuple of argument types; ``builder`` supplies callees and globals."""
 
     def __init__(self, builder: Builder, func: Any, src: Source, key: str, arg_types: tuple[Type, ...],
@@ -176,20 +177,38 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
         values = [r for r in self.returns if r.value is not None]
         if not values:
             return NONE
-        if len(values) != len(self.returns):
-            r = next(r for r in self.returns if r.value is None)
-            raise self.error(r.line, f"device function {self.func.__name__!r} returns a value on some paths and "
-                                     "nothing on others (every path must return a value, or none)")
-        ret = values[0].value.type
+        # a value on some paths and None on others (or an Optional returned): numba's Optional of the value type
+        maybe = len(values) != len(self.returns) or any(isinstance(r.value.type, Optional) for r in values)
+
+        def value_type(t: Type) -> Type:
+            return t.value_type if isinstance(t, Optional) else t
+
+        ret = value_type(values[0].value.type)
         for r in values[1:]:
-            u = ty.unify(ret, r.value.type)
+            u = ty.unify(ret, value_type(r.value.type))
             if u is None:
                 raise self.error(r.line, f"device function {self.func.__name__!r} returns {ret} and "
                                          f"{r.value.type}, which cannot be unified", KernelCompileError)
             ret = u
-        for r in values:
-            r.value = self.cast(r.value, ret)
-        return ret
+        if not maybe:
+            for r in values:
+                r.value = self.cast(r.value, ret)
+            return ret
+        if not isinstance(ret, Scalar):
+            r = next((r for r in self.returns if r.value is None), values[0])
+            raise self.error(r.line, f"device function {self.func.__name__!r} returns a {ret} on some paths and "
+                                     "None on others: gpusim holds an Optional of a number only")
+        opt = optional(ret)
+        for r in self.returns:
+            if r.value is None:
+                r.value = N.MakeTuple([N.Const(0, type=ret, line=r.line), N.Const(False, type=BOOL, line=r.line)],
+                                      type=opt, line=r.line)
+            elif isinstance(r.value.type, Optional):
+                r.value = self.cast(r.value, opt)
+            else:
+                r.value = N.MakeTuple([self.cast(r.value, ret), N.Const(True, type=BOOL, line=r.line)], type=opt,
+                                      line=r.line)
+        return opt
 
     # -- blocks and merges -------------------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> list[N.Stmt]:
@@ -383,6 +402,7 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
         if is_record_array(array.type):  # ary[i] = rec: the whole record copied
             return self.record_store(array, index, value, target, line)
         array, index = self.element_of(array, index)
+        value = self.unwrap(value)
         if not isinstance(value.type, (Scalar, CharSeq)):
             raise self.error(target, f"cannot store a {value.type} into an element of a {array.type.dtype} array")
         return [N.Store(array, index, self.cast(value, array.type.dtype), line=line)]

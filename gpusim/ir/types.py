@@ -250,6 +250,23 @@ class RecordRef(Tuple):
         return f"ref({self.record})"
 
 
+@dataclass(frozen=True)
+class Optional(Tuple):
+    """numba's ``Optional(T)``: a value of ``T`` or None, the return type of a device function that returns a
+    value on some paths and nothing on others. Held as the tuple ``(value, present)``: ``present`` a bool,
+    ``value`` meaningless where it is False. ``x is None`` reads ``present``; using ``x`` as a ``T`` is a fault
+    on a thread whose ``x`` is None."""
+
+    value_type: Type | None = None
+
+    def __str__(self) -> str:
+        return f"optional({self.value_type})"
+
+
+def optional(t: Type) -> Optional:
+    return Optional((t, BOOL), None, t)
+
+
 def record_ref(array: Array) -> RecordRef:
     return RecordRef((array,) + (INT64,) * array.ndim, None, array.dtype)
 

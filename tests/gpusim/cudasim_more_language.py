@@ -170,10 +170,75 @@ def run_recursion(res: dict) -> None:
     res["never_typed"] = failure(lambda: never_typed[1, 1](np.zeros(1, np.int64)))
 
 
+# -- isinstance on the static type; Optional returns -------------------------------------------------------------
+
+
+def first_or_self(b):
+    # a plain Python helper (numba-cuda compiles it as a device function); the branch not taken never types
+    if isinstance(b, tuple):
+        b = b[0]
+    return b
+
+
+@cuda.jit
+def instance_checks(out, x, pair, f32):
+    out[0] = first_or_self(pair) + first_or_self(x)
+    out[1] = isinstance(x, int)          # int64: numba's int
+    out[2] = isinstance(f32, float)      # float32 is not numba's float (float64)
+    out[3] = isinstance(f32, (int, np.float32))
+    out[4] = isinstance(pair, tuple)
+    out[5] = isinstance(x, (float, complex, bool, tuple))
+
+
+@cuda.jit(device=True)
+def half_if_even(n):
+    if n % 2 == 0:
+        return n // 2
+    return None
+
+
+@cuda.jit(device=True)
+def first_present(a, b):
+    if a is not None:
+        return a
+    return b
+
+
+@cuda.jit
+def optionals(out, missing, chosen):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        h = half_if_even(i)
+        missing[i] = h is None
+        if h is not None:
+            out[i] = h + 100
+        else:
+            out[i] = -1
+        chosen[i] = first_present(half_if_even(i), half_if_even(i + 1))
+
+
+@cuda.jit
+def none_as_number(out):
+    i = cuda.grid(1)
+    if i < out.shape[0]:
+        out[i] = half_if_even(i) + 1
+
+
+def run_static_and_optional(res: dict) -> None:
+    out = np.zeros(6, np.int64)
+    instance_checks[1, 1](out, 5, (7, 2.5), np.float32(1.5))
+    res["instance_checks"] = out.tolist()
+    out, missing, chosen = np.zeros(6, np.int64), np.zeros(6, np.bool_), np.zeros(6, np.int64)
+    optionals[1, 8](out, missing, chosen)
+    res["optionals"] = {"out": out.tolist(), "missing": missing.tolist(), "chosen": chosen.tolist()}
+    res["none_as_number"] = failure(lambda: none_as_number[1, 4](np.zeros(4, np.int64)))
+
+
 def main(path: str) -> None:
     res: dict = {}
     run_strings(res)
     run_recursion(res)
+    run_static_and_optional(res)
     st = gpusim.cudasim.stats()
     res["stats"] = {"gpusim": st.gpusim_launches, "fallback": st.fallback_launches, "fallbacks": st.fallbacks}
     with open(path, "w") as f:

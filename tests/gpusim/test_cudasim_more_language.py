@@ -86,3 +86,23 @@ def test_a_recursion_without_a_typed_return_is_refused_at_compile_time(res):
     msg = res["never_typed"]
     assert msg.startswith("UnsupportedConstruct: cannot type infer runaway recursion"), msg
     assert "return no_base_case(x)" in msg
+
+
+def test_isinstance_is_decided_on_the_static_type_by_numbas_equality_rule(res):
+    # first_or_self((7, 2.5)) + first_or_self(5) = 7 + 5; then int64 is int; float32 is not float (float64) but
+    # is np.float32; (7, 2.5) is a tuple; int64 is none of float, complex, bool, tuple
+    assert res["instance_checks"] == [12, 1, 0, 1, 1, 0]
+
+
+def test_a_value_on_some_paths_and_none_on_others_is_an_optional(res):
+    opt = res["optionals"]
+    assert opt["missing"] == [i % 2 == 1 for i in range(6)]
+    assert opt["out"] == [100, -1, 101, -1, 102, -1]
+    # first_present(half(i), half(i + 1)): i // 2 where i is even, else (i + 1) // 2
+    assert opt["chosen"] == [0, 1, 1, 2, 2, 3]
+
+
+def test_none_used_as_a_number_is_a_fault_at_the_line_and_thread(res):
+    msg = res["none_as_number"]
+    assert msg.startswith("KernelError:") and "Expected int64, got None" in msg
+    assert "out[i] = half_if_even(i) + 1" in msg and "thread (1, 0, 0)" in msg
