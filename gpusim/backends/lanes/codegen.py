@@ -240,8 +240,9 @@ class FunctionGen(ExpressionGen):
             if not code.isidentifier():
                 self.emit(code)
         elif isinstance(s, N.SharedDecl):
+            align = f", {s.alignment}" if s.alignment is not None else ""
             self.emit(f"{self.var(s.target)} = rt.shared_array({s.decl}, {s.name!r}, {s.shape!r}, "
-                      f"{self.dtype(s.dtype)}, {m}, {s.line})")
+                      f"{self.dtype(s.dtype)}, {m}, {s.line}{align})")
         elif isinstance(s, N.LocalDecl):
             self.emit(f"{self.var(s.target)} = rt.local_array({s.decl}, {s.name!r}, {s.shape!r}, "
                       f"{self.dtype(s.dtype)}, {m}, {s.line})")
