@@ -142,12 +142,13 @@ class FunctionGen(ExpressionGen):
             if name not in names and (fn.var_uni[name] > Uni.GRID or name in converted) and not name.startswith("$"):
                 self.emit(f"{self.var(name)} = None")
         entry = straight_line(fn.body)
-        self.emit(f"rt.tick({fn.line}, _m0, {entry.fixed * OVERHEAD}, {entry.lanes})")
-        start = len(self.out)
         if self.recursive:
             # no lane left to run it: return a placeholder at once (the caller merges nothing of it), else
             # a recursion whose end depends on lanes' values would never end once they have all returned
             self.emit(f"if not _m0.any(): return {self.placeholder(fn.return_type)}")
+        self.emit(f"rt.tick({fn.line}, _m0, {entry.fixed * OVERHEAD}, {entry.lanes})")
+        start = len(self.out)
+        if self.recursive:
             self.emit(f"rt.recurse({fn.line}, _m0, {fn.py_name!r})")
             self.emit("try:")
             self.indent += 1
