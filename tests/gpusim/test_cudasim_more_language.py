@@ -8,32 +8,17 @@ in cudasim_more_language.py. Expected values come from numba's rules and hand co
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from dropin_child import run_child
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
-
-
-def _env() -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GPUSIM_CUDASIM", "NUMBA_ENABLE_CUDASIM"))}
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
-    env.update(GPUSIM_CUDASIM="strict", NUMBA_ENABLE_CUDASIM="1")
-    return env
 
 
 @pytest.fixture(scope="module")
 def res(tmp_path_factory):
-    out = tmp_path_factory.mktemp("more_language") / "res.json"
-    proc = subprocess.run([sys.executable, str(HERE / "cudasim_more_language.py"), str(out)], env=_env(),
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(out.read_text())
+    return run_child(HERE / "cudasim_more_language.py", tmp_path_factory.mktemp("more_language") / "res.json")
 
 
 def test_every_launch_ran_on_gpusim(res):

@@ -444,6 +444,8 @@ class FunctionGen(ExpressionGen):
 
 def recursive_functions(module: N.Module) -> set[str]:
     """The module's functions that can call themselves, directly or through others."""
+    if len(module.functions) < 2:  # a kernel alone (a kernel is never called)
+        return set()
     calls = {name: {e.function for s in walk_stmts(fn.body) for c in children(s) for e in walk_exprs(c)
                     if isinstance(e, N.Call)} for name, fn in module.functions.items()}
     out = set()
