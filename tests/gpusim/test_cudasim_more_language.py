@@ -8,6 +8,8 @@ in cudasim_more_language.py. Expected values come from numba's rules and hand co
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import pytest
@@ -16,11 +18,23 @@ from dropin_child import run_child
 HERE = Path(__file__).resolve().parent
 
 
+#: a results file cudasim_more_language.py wrote on a real GPU: the same expectations, checked against it
+RECORDED = os.environ.get("GPUSIM_MORE_LANGUAGE_RESULTS")
+on_gpusim_only = pytest.mark.skipif(bool(RECORDED), reason="results recorded on a GPU")
+
+
 @pytest.fixture(scope="module")
 def res(tmp_path_factory):
+    if RECORDED:
+        return json.loads(Path(RECORDED).read_text())
     return run_child(HERE / "cudasim_more_language.py", tmp_path_factory.mktemp("more_language") / "res.json")
 
 
+def test_nothing_was_refused(res):
+    assert res["errors"] == {}
+
+
+@on_gpusim_only
 def test_every_launch_ran_on_gpusim(res):
     assert res["stats"]["fallback"] == 0 and res["stats"]["fallbacks"] == {}
 
@@ -61,12 +75,14 @@ def test_a_recursive_return_type_is_typed_again_until_it_settles(res):
     assert res["sums"] == [0.5 * i for i in range(12)]
 
 
+@on_gpusim_only
 def test_a_runaway_recursion_is_a_fault_naming_the_thread_not_a_hang(res):
     msg = res["runaway"]
     assert msg.startswith("KernelError:") and "'countdown' recursed more than 200 calls deep" in msg
     assert "thread (1, 0, 0)" in msg and "RecursionError" not in msg
 
 
+@on_gpusim_only
 def test_a_recursion_without_a_typed_return_is_refused_at_compile_time(res):
     msg = res["never_typed"]
     assert msg.startswith("UnsupportedConstruct: cannot type infer runaway recursion"), msg
@@ -87,6 +103,7 @@ def test_a_value_on_some_paths_and_none_on_others_is_an_optional(res):
     assert opt["chosen"] == [0, 1, 1, 2, 2, 3]
 
 
+@on_gpusim_only
 def test_none_used_as_a_number_is_a_fault_at_the_line_and_thread(res):
     msg = res["none_as_number"]
     assert msg.startswith("KernelError:") and "Expected int64, got None" in msg
