@@ -11,10 +11,12 @@ stack instead of recursion, so a chain of hundreds of device functions compiles.
 ``Builder``: two threads compiling at once share nothing.
 
 Recursion (a function reached again while it is being lowered, directly or through others) is typed as numba
-types it: the recursive call gets the type of the ``return`` statements lowered before it (``if n < 2:
-return n``); with none, it is numba's "runaway recursion". Once the function is lowered, its return type must
-be the one assumed; if not, it is lowered again with the new one (and so is every function lowered while it
-was on the stack), up to ``MAX_RECURSION_ROUNDS`` times ("does not converge" after that).
+types it, by the returns that do not need the recursive call: those lowered before it (``if n < 2: return
+n``), or, where none are, those a probe lowering finds when every path that reaches the call is cut off
+(``if n > 0: return f(n - 1) + 1`` / ``return 0``); with none at all it is numba's "runaway recursion". Once
+the function is lowered, its return type must be the one assumed; if not, it is lowered again with the new
+one (and so is every function lowered while it was on the stack), up to ``MAX_RECURSION_ROUNDS`` times ("does
+not converge" after that).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from ..ir.types import NONE, Type
 from ..ir.uniformity import analyse
 from . import typing as ty
 from .constants import fold_literals
-from .lower import FunctionLowering
+from .lower import FunctionLowering, UnknownReturn
 from .source import Source, func_globals, read_source
 
 #: a kernel function with this attribute set is compiled as numba-cuda's ``debug=True`` compiles it (the drop-in
@@ -147,6 +149,8 @@ class Builder:
                 seen = self.partial_returns.get(key, [])
             for t in seen:
                 ret = t if ret is None else (ty.unify(ret, t) or ret)
+            if ret is None and getattr(caller, "build_key", None) == key:
+                raise UnknownReturn()  # lowered again in probe mode (``lower_one``)
             if ret is None:
                 raise UnsupportedConstruct(
                     f"cannot type infer runaway recursion: device function {key[0].__name__!r} calls itself "
@@ -203,6 +207,26 @@ class Builder:
         try:
             with np.errstate(all="ignore"):
                 fn = low.lower()
+        except UnknownReturn:  # find the types of the returns that do not need the recursive call, then again
+            probe = FunctionLowering(self, func, src, name, arg_types, is_kernel, self.globals[func], statics)
+            probe.build_key, probe.probe = key, True
+            try:
+                with np.errstate(all="ignore"):
+                    probe.lower()
+            except KernelCompileError:
+                pass  # the returns it saw are enough
+            found = [r.value.type for r in probe.returns if r.value is not None] or \
+                [NONE for r in probe.returns]
+            ret = None
+            for t in found:
+                ret = t if ret is None else (ty.unify(ret, t) or ret)
+            if ret is None:
+                raise UnsupportedConstruct(
+                    f"cannot type infer runaway recursion: every return of device function {base!r} needs its "
+                    "own result (give one return that does not call it, e.g. a base case)",
+                    filename=src.filename, lineno=low.line, source_line=src.line(low.line)) from None
+            self.assumed[key] = ret
+            return self.lower_one(key)
         except RecursionError:
             raise UnsupportedConstruct(
                 f"{base!r} is nested too deeply to compile (an expression or block of hundreds of levels)",

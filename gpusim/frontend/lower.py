@@ -59,6 +59,12 @@ def tuple_leaves(name: str, t: Type, path: tuple[int, ...] = ()) -> list[tuple[s
     return out
 
 
+class UnknownReturn(Exception):
+    """A function calls itself before any of its ``return`` statements typed: ``compiler.Builder.lower_one``
+    lowers it again in probe mode, where a statement that reaches the call ends its path
+    (``FunctionLowering.block``), to find the types its other returns give (numba's rule)."""
+
+
 @dataclass
 class LoopContext:
     break_envs: list[dict[str, Type]] = field(default_factory=list)
@@ -101,6 +107,8 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
         self.live = True
         self.loops: list[LoopContext] = []
         self.returns: list[N.Return] = []
+        #: lowered only to find the return types of a recursion (``compiler.UnknownReturn``)
+        self.probe = False
         self.ntmp = 0
         self.line = self.tree.lineno
 
@@ -218,6 +226,12 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
                 break  # dead code after return/break/continue: Python compiles it, but it never runs
             self.line = s.lineno
             self.at_top = stmts is self.tree.body  # a statement every thread runs, once
+            if self.probe:
+                try:
+                    out.extend(self.stmt(s))
+                except UnknownReturn:  # probing a recursion's return types: this path needs the result
+                    self.live = False
+                continue
             out.extend(self.stmt(s))
         return out
 

@@ -399,6 +399,33 @@ def test_a_runaway_recursion_is_a_fault_at_the_function_and_the_thread(tmp_path)
     assert fault.thread == (2, 0, 0) and fault.lineno == line_in(mod.__file__, "def down(n):")
 
 
+def test_a_recursive_call_before_the_base_case_is_typed_by_the_base_case(tmp_path):
+    # numba types the recursion by the returns that do not need it: `return 0` (int64), `return 1.0` (float64)
+    mod = load(tmp_path, """
+        from numba import cuda
+
+        def depth(n):
+            if n > 0:
+                return depth(n - 1) + 1
+            return 0
+
+        def power(x, n):
+            if n > 0:
+                y = power(x, n - 1)
+                return y * x
+            return 1.0
+
+        @cuda.jit
+        def k(ints, floats, x):
+            i = cuda.grid(1)
+            ints[i] = depth(i)
+            floats[i] = power(x, i)
+    """)
+    ints, floats = np.zeros(5, np.int64), np.zeros(5)
+    run_clean(mod.k, 1, 5, ints, floats, 2.0)
+    assert ints.tolist() == [0, 1, 2, 3, 4] and floats.tolist() == [1.0, 2.0, 4.0, 8.0, 16.0]
+
+
 def test_a_recursion_no_return_types_is_refused(tmp_path):
     mod = load(tmp_path, """
         from numba import cuda
