@@ -102,19 +102,6 @@ class ExprLowering:
             return N.Const(python_value(convert(e.type.dtype.type(e.value), t.dtype)), type=t, line=e.line)
         return N.Cast(e, type=t, line=e.line)
 
-    def unwrap(self, e: N.Expr) -> N.Expr:
-        """An Optional value used as its value type, as numba casts ``Optional(T)`` to ``T``: a thread whose
-        value is None faults there (numba raises "expected T, got None"); any other value unchanged."""
-        if not isinstance(e.type, Optional):
-            return e
-        name = self.tmp()
-        v = N.Var(name, type=e.type, line=e.line)
-        t = e.type.value_type
-        body = N.Select(N.TupleItem(v, 1, type=BOOL, line=e.line), N.TupleItem(v, 0, type=t, line=e.line),
-                        N.Trap(f"expected {t}, got None: a value returned as None is used as a number", type=t,
-                               line=e.line), type=t, line=e.line)
-        return N.Let(name, e, body, type=t, line=e.line)
-
     def once(self, e: N.Expr, out: list, line: int) -> N.Expr:
         """``e`` as a value that can be read again without evaluating it again: itself for a variable or a
         constant, else a temporary assigned it by a statement appended to ``out``."""

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..faults import KernelCompileError, UnsupportedConstruct
 from ..ir import nodes as N
-from ..ir.types import BOOL, INT64, NONE, Array, CharSeq, Optional, RecordRef, Scalar, Tuple, Type, optional
+from ..ir.types import BOOL, INT64, NONE, Array, CharSeq, Optional, RecordRef, Scalar, Tuple, Type
 from . import typing as ty
 from .array_methods import ArrayMethodLowering
 from .calls import CallLowering
@@ -31,6 +31,7 @@ from .groups import GroupLowering
 from .instance_checks import InstanceCheckLowering
 from .iteration import IterationLowering
 from .numeric_calls import NumericCallLowering
+from .optionals import OptionalLowering
 from .records import RecordLowering, is_record_array
 from .slicing import SliceLowering
 from .source import Source
@@ -73,7 +74,8 @@ class LoopContext:
 
 class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLowering, IterationLowering,
                        RecordLowering, SliceLowering, ClosureLowering, ArrayMethodLowering, EnumLowering,
-                       ExceptionLowering, GroupLowering, VectorLowering, DateTimeLowering, InstanceCheckLowering):
+                       ExceptionLowering, GroupLowering, VectorLowering, DateTimeLowering, InstanceCheckLowering,
+                       OptionalLowering):
     """Lowers one function for one tuple of argument types; ``builder`` supplies callees and globals."""
 
     def __init__(self, builder: Builder, func: Any, src: Source, key: str, arg_types: tuple[Type, ...],
@@ -202,21 +204,7 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
             for r in values:
                 r.value = self.cast(r.value, ret)
             return ret
-        if not isinstance(ret, Scalar):
-            r = next((r for r in self.returns if r.value is None), values[0])
-            raise self.error(r.line, f"device function {self.func.__name__!r} returns a {ret} on some paths and "
-                                     "None on others: gpusim holds an Optional of a number only")
-        opt = optional(ret)
-        for r in self.returns:
-            if r.value is None:
-                r.value = N.MakeTuple([N.Const(0, type=ret, line=r.line), N.Const(False, type=BOOL, line=r.line)],
-                                      type=opt, line=r.line)
-            elif isinstance(r.value.type, Optional):
-                r.value = self.cast(r.value, opt)
-            else:
-                r.value = N.MakeTuple([self.cast(r.value, ret), N.Const(True, type=BOOL, line=r.line)], type=opt,
-                                      line=r.line)
-        return opt
+        return self.optional_returns(ret, values)
 
     # -- blocks and merges -------------------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> list[N.Stmt]:

@@ -23,6 +23,10 @@ The execution model (read this first)
   lockstep execution never hides a race.
 * Functions and loop iterations charge their work to a step budget (``work.py``); past it a ``KernelTimeout``
   fault ends the launch.
+* A device function is a Python function of the chunk's lanes: a call runs it for the caller's active lanes,
+  under their mask, with its own locals. A recursive one (``recursive_functions``) returns at once when no lane
+  is active (so a recursion that ends per lane ends), and past ``MAX_RECURSION_DEPTH`` nested calls a
+  ``KernelError`` names it and the thread (``Runtime.recurse``).
 
 Types are the IR's (numba-cuda's): the generated code applies NumPy operations to operands already of the
 right type. What the subset excludes is rejected by the front end (``gpusim.frontend``) before this runs.
@@ -45,9 +49,10 @@ from ...ir import nodes as N
 from ...ir.nodes import Uni
 from ...ir.types import Array, CharSeq, RecordRef, Scalar, Tuple, Type
 from ...ir.unroll import plan_loops
-from ...ir.walk import children, walk_exprs, walk_stmts
+from ...ir.walk import walk_stmts
 from ...runtime import intrinsics, libdevice
 from .expressions import Ctx, ExpressionGen
+from .recursion import recursive_functions
 from .work import OVERHEAD, iteration, straight_line
 
 
@@ -440,26 +445,6 @@ class FunctionGen(ExpressionGen):
         self.emit(f"{info['cnt']} = rt.no_lanes")
         self.block(s.body, Ctx(lm, True, info))
         self.indent -= 1
-
-
-def recursive_functions(module: N.Module) -> set[str]:
-    """The module's functions that can call themselves, directly or through others."""
-    if len(module.functions) < 2:  # a kernel alone (a kernel is never called)
-        return set()
-    calls = {name: {e.function for s in walk_stmts(fn.body) for c in children(s) for e in walk_exprs(c)
-                    if isinstance(e, N.Call)} for name, fn in module.functions.items()}
-    out = set()
-    for name in calls:
-        seen, stack = set(), list(calls[name])
-        while stack:
-            f = stack.pop()
-            if f == name:
-                out.add(name)
-                break
-            if f not in seen:
-                seen.add(f)
-                stack.extend(calls.get(f, ()))
-    return out
 
 
 def _join_cast(s: N.Stmt) -> bool:
