@@ -175,6 +175,10 @@ class CallLowering:
             return done if isinstance(done, list) else [N.ExprStmt(done, line=line)]
         if ref is None and (synced := self.group_sync(node)) is not None:
             return synced
+        if isinstance(ref, CudaRef) and ref.path in ("shared.array", "local.array"):
+            # declared and never used: numba-cuda compiles it (and checks it) all the same
+            made = self.array_decl(node, ast.Name(self.tmp(), ast.Store(), lineno=line, col_offset=node.col_offset))
+            return [made[0]]
         e = self.call(node, used=False)
         return [] if e is None else [N.ExprStmt(e, line=line)]
 
@@ -488,18 +492,29 @@ class CallLowering:
         dtype = self.dtype_value(dtype_node)
         if dtype is None:
             raise self.error(dtype_node, f"{ast.unparse(dtype_node)} is not a dtype")
-        align = args.get("alignment")
-        if isinstance(align, ast.AST) and not (isinstance(align, ast.Constant) and (
-                align.value is None or isinstance(align.value, int))):
-            raise self.error(align, "alignment must be a constant integer")
+        alignment = self.alignment(args.get("alignment"))
         st = self.kernel_element(dtype, dtype_node)
         decl = self.builder.new_decl()
         if ref.path == "shared.array":
             dynamic = tuple(shape) == (0,)
-            return (N.SharedDecl(target.id, target.id, tuple(shape), st, dynamic, decl, line=line),
+            return (N.SharedDecl(target.id, target.id, tuple(shape), st, dynamic, decl, alignment, line=line),
                     Array(st, len(shape), "C", "shared"))
-        return (N.LocalDecl(target.id, target.id, tuple(shape), st, decl, line=line),
+        return (N.LocalDecl(target.id, target.id, tuple(shape), st, decl, alignment, line=line),
                 Array(st, len(shape), "C", "local"))
+
+    def alignment(self, node: ast.AST | None) -> int | None:
+        """The ``alignment=`` of an array declaration, checked as numba-cuda checks it (a constant integer, a
+        positive power of two, a multiple of a pointer's 8 bytes); None where not given."""
+        if node is None or (isinstance(node, ast.Constant) and node.value is None):
+            return None
+        v = self.const_value(node)
+        if not isinstance(v, (int, np.integer)) or isinstance(v, (bool, np.bool_)):
+            raise self.error(node, "alignment must be a constant integer", KernelCompileError)
+        v = int(v)
+        why = ("positive" if v <= 0 else "a power of 2" if v & (v - 1) else "a multiple of 8" if v % 8 else None)
+        if why is not None:
+            raise self.error(node, f"Alignment must be {why} (alignment={v})", KernelCompileError)
+        return v
 
     def const_value(self, node: ast.AST, tuples: bool = False) -> Any:
         """A compile-time number: a literal, a local assigned once, from a literal (``N = 100``: numba's
@@ -599,6 +614,8 @@ class CallLowering:
             raise self.error(node, "range() can only be used in a for loop")
         if name == "print":
             raise self.error(node, "print() returns nothing: it cannot be used as a value")
+        if name == "isinstance":
+            return self.isinstance_call(node)
         if name == "tuple":  # tuple(t) of a tuple: its items (numba-cuda takes no other iterable here)
             if len(node.args) != 1 or node.keywords:
                 raise self.error(node, "tuple() in a kernel takes one tuple")
