@@ -29,6 +29,7 @@ import importlib.util
 import re
 import sys
 import time
+import types
 from pathlib import Path
 
 import numpy as np
@@ -51,10 +52,11 @@ TILE, ROWS = p17_transpose_tiled.TILE, p17_transpose_tiled.ROWS
 
 
 def load_store_loop(padded: int):
-    """Puzzle 17's reference until 2026-12-02: each element goes into the tile as soon as it is loaded."""
-    @cuda.jit
+    """Puzzle 17's reference until 2026-12-02: each element goes into the tile as soon as it is loaded. The
+    tile's width is a global of the kernel's own (numba-cuda takes a shape from globals as constants, not
+    from a closure's cell, which it types as a plain int64)."""
     def transpose_tiled(a, out, rows, cols):
-        tile = cuda.shared.array((TILE, padded), numba.float32)
+        tile = cuda.shared.array((TILE, PADDED), numba.float32)
         tx = cuda.threadIdx.x
         ty = cuda.threadIdx.y
         r0 = cuda.blockIdx.y * TILE
@@ -70,7 +72,8 @@ def load_store_loop(padded: int):
             c = r0 + tx
             if r < cols and c < rows:
                 out[r, c] = tile[tx, y]
-    return transpose_tiled
+    return cuda.jit(types.FunctionType(transpose_tiled.__code__, {**globals(), "PADDED": padded},
+                                       "transpose_tiled"))
 
 
 def two_tiles():
