@@ -195,4 +195,4 @@ def compile_module(func: Any, arg_types: tuple[Type, ...], *, lowered: list | No
     module = builder.build(func, tuple(arg_types))
     if lowered is not None:
         lowered.extend(builder.sources)
-    return analyse(contract(module, in_place=True))  # the module is this call's own: no copy
+    return analyse(contract(module, in_place=True), in_place=True)  # the module is this call's own: no copy

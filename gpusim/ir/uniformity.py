@@ -17,8 +17,9 @@ Rules:
   ``name@levels`` when there are several), and its result is as wide as its ``return`` values and
   control levels.
 
-The pass is pure: it returns an analysed copy. An array variable assigned where lanes diverge is rejected
-here (gpusim holds one array per variable for every thread), with its file and line.
+The pass is pure: it returns an analysed copy (or, asked to, analyses a module no one else holds in place).
+An array variable assigned where lanes diverge is rejected here (gpusim holds one array per variable for
+every thread), with its file and line.
 """
 
 from __future__ import annotations
@@ -152,7 +153,7 @@ class _FunctionAnalysis:
             return lvl
         if isinstance(e, N.Call):
             levels = tuple(self.expr(a) for a in e.args)
-            callee = self.p.summary(self.callees.setdefault(id(e), e.function), levels)
+            callee = self.p.summary(self.callees.setdefault(id(e), self.p.unspecialised(e.function)), levels)
             e.function = callee.name
             return callee.return_uni
         if isinstance(e, N.Atomic):
@@ -180,10 +181,21 @@ class _FunctionAnalysis:
 
 
 class _Pass:
-    def __init__(self, module: N.Module):
+    def __init__(self, module: N.Module, in_place: bool = False):
         self.module = module
         self.done: dict[tuple, N.Function] = {}
         self.names: dict[str, int] = {}
+        #: the function each (name, levels) is analysed in: a copy of the module's, or with ``in_place`` the
+        #: module's own for the first levels each function is analysed for. An analysis stopped for a callee's
+        #: summary starts again in the same function: every ``uni`` it reads it has written first in the same
+        #: round, and a call's callee is found by its unspecialised name (``unspecialised``)
+        self.functions: dict[tuple, N.Function] = {}
+        self.claimed: set[str] = set() if in_place else set(module.functions)
+        #: specialised name (``name@levels``) -> the module's name of the function
+        self.specialised: dict[str, str] = {}
+
+    def unspecialised(self, name: str) -> str:
+        return self.specialised.get(name, name)
 
     def summary(self, name: str, levels: tuple[Uni, ...]) -> N.Function:
         fn = self.done.get((name, levels))
@@ -193,10 +205,18 @@ class _Pass:
 
     def analyse(self, key: tuple) -> N.Function:
         name, levels = key
-        fn = copy_tree(self.module.functions[name])
+        fn = self.functions.get(key)
+        if fn is None:
+            if name in self.claimed:
+                fn = copy_tree(self.module.functions[name])
+            else:
+                fn = self.module.functions[name]
+                self.claimed.add(name)
+            self.functions[key] = fn
         n = self.names.get(name, 0)
         if n:
             fn.name = f"{name}@{''.join(lvl.name[0] for lvl in levels)}"
+            self.specialised[fn.name] = name
         a = _FunctionAnalysis(self, fn, levels)
         a.run()
         self.names[name] = n + 1
@@ -221,6 +241,8 @@ class _Pass:
         return out
 
 
-def analyse(module: N.Module) -> N.Module:
-    """An analysed copy of ``module``: every node's ``uni`` set, device functions specialised on levels."""
-    return _Pass(module).run()
+def analyse(module: N.Module, *, in_place: bool = False) -> N.Module:
+    """An analysed copy of ``module``: every node's ``uni`` set, device functions specialised on levels
+    (``in_place``: analysed in ``module``'s own functions where it can, for a module no one else holds, as the
+    front end's fresh one; ``module`` is not usable afterwards)."""
+    return _Pass(module, in_place).run()

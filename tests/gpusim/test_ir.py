@@ -256,6 +256,42 @@ def test_a_device_function_is_specialised_on_argument_types_and_levels():
         """)
 
 
+@cuda.jit(device=True)
+def clamp_twice(x, hi):
+    return clamp(clamp(x, 0, hi), 0, hi) + clamp(hi, 0, 10)  # for x per lane: clamp, then clamp@GGG
+
+
+@cuda.jit
+def clamped_twice(a, out, hi):
+    i = cuda.grid(1)
+    out[i] = clamp_twice(a[i], hi) + clamp_twice(hi, hi)
+
+
+def test_the_uniformity_pass_in_place_gives_what_its_copying_form_gives():
+    # the front end analyses its own fresh module in place (no copy); device functions reached before their
+    # summaries exist, specialised on two level tuples, one calling the other's second specialisation, must
+    # come out as the copying pass makes them, and the copying pass must leave its input as it was
+    from gpusim.frontend.compiler import Builder
+    from gpusim.ir.fma import contract
+    from gpusim.ir.uniformity import analyse
+    from gpusim.ir.walk import copy_tree
+
+    def state(module):  # every statement's and expression's kind, level and (calls) callee
+        def exprs(s):
+            return [(type(e).__name__, e.uni, getattr(e, "function", None)) for top in children(s)
+                    for e in walk_exprs(top)]
+        return [(name, [(type(s).__name__, getattr(s, "uni", None), exprs(s)) for s in walk_stmts(f.body)])
+                for name, f in module.functions.items()]
+
+    lowered = contract(Builder().build(clamped_twice.py_func, signature(I64, I64, 5)))
+    before = copy_tree(lowered)
+    copied = analyse(lowered)
+    assert state(lowered) == state(before)
+    in_place = analyse(before, in_place=True)
+    assert sorted(in_place.functions) == ["clamp", "clamp@GGG", "clamp_twice", "clamp_twice@GG", "clamped_twice"]
+    assert in_place.dump(lines=False) == copied.dump(lines=False)
+
+
 @cuda.jit
 def histogram(data, hist):
     sh = cuda.shared.array(8, numba.int32)
