@@ -138,7 +138,7 @@ class FunctionGen(ExpressionGen):
         for name in sorted(fn.var_uni):
             if name not in names and (fn.var_uni[name] > Uni.GRID or name in converted) and not name.startswith("$"):
                 self.emit(f"{self.var(name)} = None")
-        entry = straight_line(fn.body)
+        entry = self.entry_work = straight_line(fn.body)
         self.emit(f"rt.tick({fn.line}, _m0, {entry.fixed * OVERHEAD}, {entry.lanes})")
         start = len(self.out)
         self.block(fn.body, Ctx("_m0", False, None))
@@ -472,6 +472,8 @@ class ModuleGen:
         for name in order:
             gen = FunctionGen(self, module.functions[name], self.functions[name], self.instrument)
             gen.generate()
+            if name == module.kernel:
+                entry = gen.entry_work
             self.lines.extend(gen.out)
             self.lines.append(("", 0))
         text = "\n".join(code for code, _ in self.lines) + "\n"
@@ -481,7 +483,6 @@ class ModuleGen:
         linecache.cache[fake] = (len(text), None, text.splitlines(True), fake)
         code = _code_of(text, fake)
         exec(code, self.namespace)
-        entry = straight_line(kernel.body)
         return Compiled(kernel.py_name, text, self.namespace[self.functions[module.kernel]], line_map,
                         module.filename, module, (entry.fixed * OVERHEAD, entry.lanes))
 
