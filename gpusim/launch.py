@@ -276,7 +276,9 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     refused = limits.refused_by_compiler(memory, module)
     per_chunk = 1 if refused else limits.blocks_per_chunk(memory, info.threads_per_block, int(shared_mem),
                                                           CHUNK_LANES)
-    if not refused and grid_synchronised(module):
+    if comp.grid_synchronised is None:
+        comp.grid_synchronised = grid_synchronised(module)
+    if not refused and comp.grid_synchronised:
         per_chunk = _cooperative_chunk(per_chunk, info)
     if instrument and not refused:
         limits.check_counts(memory, info.num_blocks, info.num_threads, int(shared_mem),

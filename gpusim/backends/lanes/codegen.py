@@ -63,6 +63,7 @@ class Compiled:
     module: N.Module | None = field(default=None, repr=False)   # the IR it was generated from
     entry_work: tuple[int, int] = (0, 0)  # steps the kernel's straight-line code charges per chunk: (fixed, per lane)
     memory: Any = field(default=None, repr=False)  # gpusim.limits.Memory of the IR, filled in by the first launch
+    grid_synchronised: bool | None = None  # does the IR sync its grid (frontend.groups), found by the first launch
 
 
 class FunctionGen(ExpressionGen):
