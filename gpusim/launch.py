@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from . import kernel_cache, limits
+from . import limits
 from .backends.lanes.codegen import Compiled, generate
 from .faults import KernelError, KernelFault, LaunchError, UnsupportedConstruct
-from .frontend.compiler import DEBUG_MARK, compile_module
+from .frontend.compiler import compile_module
 from .frontend.datetimes import as_int64, datetime_type
 from .frontend.enums import member_type, member_value
 from .frontend.groups import grid_synchronised
@@ -156,19 +156,13 @@ def compile_kernel(kernel: Any, *, instrument: bool = True, args: tuple | None =
 
 
 def _compile(func: Any, signature: tuple[Type, ...], instrument: bool) -> Compiled:
-    key = (bool(instrument), signature, func.__name__, bool(getattr(func, DEBUG_MARK, False)))
-    comp = kernel_cache.lookup(func, key)  # the same code compiled for another function object
-    if comp is not None:
-        return comp
     try:
-        lowered: list = []
-        comp = generate(compile_module(func, signature, lowered=lowered), bool(instrument))
+        comp = generate(compile_module(func, signature), bool(instrument))
     except (RecursionError, MemoryError, SyntaxError):  # Python's own limits, on the source or the generated code
         raise UnsupportedConstruct(
             f"kernel {func.__name__!r} is nested too deeply to compile (an expression or block of many hundreds "
             "of levels: split it with intermediate variables)",
             filename=func.__code__.co_filename, lineno=func.__code__.co_firstlineno) from None
-    kernel_cache.store(func, key, lowered, comp)
     return comp
 
 
