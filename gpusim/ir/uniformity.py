@@ -59,11 +59,16 @@ class _FunctionAnalysis:
         self.jumps: dict[int, Uni] = {}
         self.callees: dict[int, str] = {}  # id(Call) -> the callee's name before specialisation
         self.changed = False
+        #: the locals read so far in this round: a local raised after it was read needs another round
+        self.read: set[str] = set()
         self.return_uni = Uni.GRID
 
     def run(self) -> None:
+        # a round that raised no local after reading it, and no loop's level, saw at every read the level the
+        # next round would see: it is the last (straight-line code takes one round, not two)
         for _ in range(MAX_ROUNDS):
             self.changed = False
+            self.read = set()
             self.block(self.fn.body, Uni.GRID, [])
             if not self.changed:
                 break
@@ -73,7 +78,8 @@ class _FunctionAnalysis:
     def raise_to(self, name: str, level: Uni) -> None:
         if level > self.var_uni.get(name, -1):
             self.var_uni[name] = level
-            self.changed = True
+            if name in self.read:
+                self.changed = True
 
     def error(self, line: int, message: str) -> UnsupportedConstruct:
         return UnsupportedConstruct(message, filename=self.fn.filename, lineno=line,
@@ -121,9 +127,8 @@ class _FunctionAnalysis:
             if s.value is not None:
                 lvl = join(lvl, self.expr(s.value))
             s.uni = ctrl
-            if lvl > self.return_uni:
+            if lvl > self.return_uni:  # read by the callers only, once this function is done
                 self.return_uni = lvl
-                self.changed = True
         else:  # Store, ExprStmt, Barrier, SyncWarp, Fence, Print
             for e in children(s):
                 self.expr(e)
@@ -137,6 +142,7 @@ class _FunctionAnalysis:
         if isinstance(e, (N.Const, N.ConstArray)):
             return Uni.GRID
         if isinstance(e, N.Var):
+            self.read.add(e.name)
             return self.var_uni.get(e.name, Uni.GRID)
         if isinstance(e, N.Special):
             return _SPECIAL_UNI[e.name]

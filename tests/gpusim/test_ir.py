@@ -293,6 +293,26 @@ def test_the_uniformity_pass_in_place_gives_what_its_copying_form_gives():
 
 
 @cuda.jit
+def read_then_reassigned(out):
+    x = 1
+    y = x + 1
+    x = cuda.threadIdx.x
+    out[x] = y
+
+
+def test_a_local_read_before_a_later_per_lane_assignment_is_per_lane_in_straight_line_code():
+    # a local's level is the join of all its assignments (numba-cuda's SSA would split it; gpusim holds one
+    # variable): the read of x in y = x + 1 comes before x is assigned threadIdx.x, and is still per lane
+    assert dump(read_then_reassigned, I64) == textwrap.dedent("""\
+        kernel read_then_reassigned(out: array(int64, 1d, C, global), grid)
+            x = 1  # int64, lane
+            y = x + 1  # int64, lane
+            x = threadIdx.x  # int32, lane
+            out[int64(x)] = y
+        """)
+
+
+@cuda.jit
 def histogram(data, hist):
     sh = cuda.shared.array(8, numba.int32)
     t = cuda.threadIdx.x
