@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from . import kernel_cache, limits
+from . import limits
 from .backends.lanes.codegen import Compiled, generate
 from .faults import KernelError, KernelFault, LaunchError, UnsupportedConstruct
-from .frontend.compiler import DEBUG_MARK, compile_module
+from .frontend.compiler import compile_module
 from .frontend.datetimes import as_int64, datetime_type
 from .frontend.enums import member_type, member_value
 from .frontend.groups import grid_synchronised
@@ -159,19 +159,13 @@ def compile_kernel(kernel: Any, *, instrument: bool = True, args: tuple | None =
 
 
 def _compile(func: Any, signature: tuple[Type, ...], instrument: bool) -> Compiled:
-    key = (bool(instrument), signature, func.__name__, bool(getattr(func, DEBUG_MARK, False)))
-    comp = kernel_cache.lookup(func, key)  # the same code compiled for another function object
-    if comp is not None:
-        return comp
     try:
-        lowered: list = []
-        comp = generate(compile_module(func, signature, lowered=lowered), bool(instrument))
+        comp = generate(compile_module(func, signature), bool(instrument))
     except (RecursionError, MemoryError, SyntaxError):  # Python's own limits, on the source or the generated code
         raise UnsupportedConstruct(
             f"kernel {func.__name__!r} is nested too deeply to compile (an expression or block of many hundreds "
             "of levels: split it with intermediate variables)",
             filename=func.__code__.co_filename, lineno=func.__code__.co_firstlineno) from None
-    kernel_cache.store(func, key, lowered, comp)
     return comp
 
 
@@ -279,7 +273,9 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     refused = limits.refused_by_compiler(memory, module)
     per_chunk = 1 if refused else limits.blocks_per_chunk(memory, info.threads_per_block, int(shared_mem),
                                                           CHUNK_LANES)
-    if not refused and grid_synchronised(module):
+    if comp.grid_synchronised is None:
+        comp.grid_synchronised = grid_synchronised(module)
+    if not refused and comp.grid_synchronised:
         per_chunk = _cooperative_chunk(per_chunk, info)
     if instrument and not refused:
         limits.check_counts(memory, info.num_blocks, info.num_threads, int(shared_mem),

@@ -34,6 +34,7 @@ from .names import (
     OtherRef,
 )
 from .numeric_calls import FP16_ARITY
+from .tree_nodes import all_nodes, stored_names
 from .ufuncs import UFUNCS
 from .vectors import VECTOR_TYPES
 
@@ -82,10 +83,10 @@ def _single_literal(tree: ast.FunctionDef, name: str) -> Any:
     ``name = literal`` statement, and is not a parameter; else None."""
     if name in {a.arg for a in tree.args.args}:
         return None
-    stores = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
+    stores = [n for n in all_nodes(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
     if len(stores) != 1:
         return None
-    for n in ast.walk(tree):
+    for n in all_nodes(tree):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and n.targets[0] is stores[0]:
             v = n.value
             if isinstance(v, ast.Constant) and isinstance(v.value, int) and not isinstance(v.value, bool):
@@ -103,7 +104,7 @@ def _needs_constant(tree: ast.FunctionDef) -> set[str]:
     literal condition rules out before it types the function: the other branch may not type)."""
     params = {a.arg for a in tree.args.args}
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if isinstance(node, (ast.If, ast.IfExp)):  # numba prunes the branch a literal condition never takes
             test = node.test.operand if isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not) \
                 else node.test
@@ -236,7 +237,7 @@ class CallLowering:
             raise self.error(node, f"{func.__name__}() takes {len(params)} arguments, {len(bound.arguments)} given",
                              KernelCompileError)
         tree = self.builder.source(func).tree
-        reassigned = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        reassigned = stored_names(tree)
         constant = _needs_constant(tree) - reassigned
         args, statics = [], []
         for p in params:

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..faults import KernelCompileError
 from .names import DeviceFnRef
+from .tree_nodes import all_nodes
 
 
 def _literal(node: ast.AST) -> Any:
@@ -83,10 +84,10 @@ class ClosureLowering:
 
 def _single_float(tree: ast.FunctionDef, name: str) -> Any:
     """A local assigned exactly once from a float or bool literal (else None)."""
-    stores = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
+    stores = [n for n in all_nodes(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
     if len(stores) != 1:
         return None
-    for n in ast.walk(tree):
+    for n in all_nodes(tree):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and n.targets[0] is stores[0] \
                 and isinstance(n.value, ast.Constant) and isinstance(n.value.value, (float, bool)):
             return n.value.value

@@ -285,7 +285,7 @@ class Builder:
 def compile_module(func: Any, arg_types: tuple[Type, ...], *, lowered: list | None = None) -> N.Module:
     """Front end and IR passes: the module every back end reads (raises ``KernelCompileError``). ``lowered``,
     if given, gets every Python function whose source was read, the kernel first (what the module depends on,
-    with the values their names are bound to: ``gpusim.kernel_cache``)."""
+    with the values their names are bound to)."""
     func = getattr(func, "py_func", func)
     if len(arg_types) != func.__code__.co_argcount:
         raise KernelCompileError(f"kernel {func.__name__!r} takes {func.__code__.co_argcount} arguments, "
@@ -294,4 +294,4 @@ def compile_module(func: Any, arg_types: tuple[Type, ...], *, lowered: list | No
     module = builder.build(func, tuple(arg_types))
     if lowered is not None:
         lowered.extend(builder.sources)
-    return analyse(contract(module, in_place=True))  # the module is this call's own: no copy
+    return analyse(contract(module, in_place=True), in_place=True)  # the module is this call's own: no copy

@@ -39,6 +39,7 @@ from .names import (
     qualified,
 )
 from .records import is_record_array
+from .tree_nodes import all_nodes
 
 
 class TypeConflict(Type):
@@ -306,9 +307,9 @@ class ExprLowering:
             return None
         aliases = self.__dict__.setdefault("_dim3_aliases", {})
         if node.id not in aliases:
-            stores = [n for n in ast.walk(self.tree) if isinstance(n, ast.Name) and n.id == node.id
+            stores = [n for n in all_nodes(self.tree) if isinstance(n, ast.Name) and n.id == node.id
                       and isinstance(n.ctx, ast.Store)]
-            sets = [n.value for n in ast.walk(self.tree) if isinstance(n, ast.Assign)
+            sets = [n.value for n in all_nodes(self.tree) if isinstance(n, ast.Assign)
                     and len(n.targets) == 1 and n.targets[0] in stores]
             paths = {ref.path if isinstance(ref := self.resolve(v), CudaRef) else None for v in sets}
             alias = paths.pop() if len(sets) == len(stores) and len(paths) == 1 else None

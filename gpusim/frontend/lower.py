@@ -36,6 +36,7 @@ from .records import RecordLowering, is_record_array
 from .slicing import SliceLowering
 from .source import Source
 from .subset import assigned_names, check_subset, error
+from .tree_nodes import all_nodes, stored_names
 from .ufuncs import UfuncLowering
 from .vectors import VectorLowering
 
@@ -181,7 +182,7 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
 
     @staticmethod
     def last_line(tree: ast.AST) -> int:
-        return max((getattr(n, "end_lineno", 0) or 0) for n in ast.walk(tree))
+        return max((getattr(n, "end_lineno", 0) or 0) for n in all_nodes(tree))
 
     def return_type(self) -> Type:
         values = [r for r in self.returns if r.value is not None]
@@ -575,7 +576,7 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
         return pre + [loop]
 
     def assigned_in(self, s: ast.AST) -> set[str]:
-        return {n.id for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        return set(stored_names(s))
 
     def entry_casts(self, env0: dict[str, Type], header: dict[str, Type], line: int) -> list[N.Stmt]:
         return self.casts(env0, header, line)

@@ -134,11 +134,13 @@ def read_source(func: Any) -> Source:
             ) from None
         all_lines, src_lines, first = found
         filename = func.__code__.co_filename
-    text = textwrap.dedent("".join(src_lines))
+    # the function's lines at their own line numbers (blank lines before them): the tree has the file's line
+    # numbers as parsed, which ``ast.increment_lineno`` would set with one more walk of it
+    text = "\n" * (first - 1) + textwrap.dedent("".join(src_lines))
     try:
         mod = ast.parse(text)
     except SyntaxError as e:
-        lineno = (e.lineno or 1) + first - 1
+        lineno = e.lineno or first
         raise KernelSyntaxError(f"syntax error: {e.msg}", filename=filename, lineno=lineno,
                                 source_line=all_lines[lineno - 1] if lineno <= len(all_lines) else "") from None
     except (RecursionError, MemoryError):
@@ -147,7 +149,6 @@ def read_source(func: Any) -> Source:
     fn = next((n for n in mod.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
     if fn is None or isinstance(fn, ast.AsyncFunctionDef):
         raise UnsupportedConstruct(f"{func.__name__!r} is not a plain function", filename=filename, lineno=first)
-    ast.increment_lineno(mod, first - 1)
     fn.decorator_list = []
     body = fn.body
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import ast
+import weakref
 
 from ..faults import KernelCompileError, UnsupportedConstruct
 from .names import CONSTRUCT_NAMES
 from .source import Source
+from .tree_nodes import all_nodes, stored_names
 
 
 def assigned_names(tree: ast.FunctionDef) -> set[str]:
     names = {a.arg for a in tree.args.args} | ({tree.args.vararg.arg} if tree.args.vararg else set())
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
+    names |= stored_names(tree)
     return names
 
 
@@ -24,8 +24,11 @@ ALLOWED_STMTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.If, ast.For, ast.
 def check_subset(src: Source, tree: ast.FunctionDef) -> None:
     """Reject constructs no kernel may contain, wherever they are (before anything is typed). ``*t`` as a call's
     argument is left to the lowering (a tuple spread into a builtin's or math function's arguments)."""
-    spread = {id(a) for n in ast.walk(tree) if isinstance(n, ast.Call) for a in n.args if isinstance(a, ast.Starred)}
-    for node in ast.walk(tree):
+    if tree in _ACCEPTED:  # the check reads the tree alone, and one tree serves every compilation of its code
+        return
+    nodes = all_nodes(tree)
+    spread = {id(a) for n in nodes if isinstance(n, ast.Call) for a in n.args if isinstance(a, ast.Starred)}
+    for node in nodes:
         if node is tree or id(node) in spread:
             continue
         if type(node) in CONSTRUCT_NAMES:
@@ -46,6 +49,11 @@ def check_subset(src: Source, tree: ast.FunctionDef) -> None:
             raise error(src, node, "the @ operator is not supported in a kernel")
         if isinstance(node, ast.Assign) and len(node.targets) != 1:
             raise error(src, node, "chained assignment (a = b = c) is not supported in a kernel")
+    _ACCEPTED.add(tree)
+
+
+#: the trees ``check_subset`` has accepted (a tree it rejects is checked again: the same error again)
+_ACCEPTED: weakref.WeakSet[ast.FunctionDef] = weakref.WeakSet()
 
 
 def error(src: Source, node: ast.AST | int, message: str, cls: type = UnsupportedConstruct) -> KernelCompileError:

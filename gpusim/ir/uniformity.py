@@ -19,8 +19,9 @@ Rules:
   the analysis finds it wider, the specialisation, and every one analysed while it was, is analysed again
   with the wider assumption (at most four rounds: there are four levels).
 
-The pass is pure: it returns an analysed copy. An array variable assigned where lanes diverge is rejected
-here (gpusim holds one array per variable for every thread), with its file and line.
+The pass is pure: it returns an analysed copy (or, asked to, analyses a module no one else holds in place).
+An array variable assigned where lanes diverge is rejected here (gpusim holds one array per variable for
+every thread), with its file and line.
 """
 
 from __future__ import annotations
@@ -60,11 +61,16 @@ class _FunctionAnalysis:
         self.jumps: dict[int, Uni] = {}
         self.callees: dict[int, str] = {}  # id(Call) -> the callee's name before specialisation
         self.changed = False
+        #: the locals read so far in this round: a local raised after it was read needs another round
+        self.read: set[str] = set()
         self.return_uni = Uni.GRID
 
     def run(self) -> None:
+        # a round that raised no local after reading it, and no loop's level, saw at every read the level the
+        # next round would see: it is the last (straight-line code takes one round, not two)
         for _ in range(MAX_ROUNDS):
             self.changed = False
+            self.read = set()
             self.block(self.fn.body, Uni.GRID, [])
             if not self.changed:
                 break
@@ -74,7 +80,8 @@ class _FunctionAnalysis:
     def raise_to(self, name: str, level: Uni) -> None:
         if level > self.var_uni.get(name, -1):
             self.var_uni[name] = level
-            self.changed = True
+            if name in self.read:
+                self.changed = True
 
     def error(self, line: int, message: str) -> UnsupportedConstruct:
         return UnsupportedConstruct(message, filename=self.fn.filename, lineno=line,
@@ -122,9 +129,8 @@ class _FunctionAnalysis:
             if s.value is not None:
                 lvl = join(lvl, self.expr(s.value))
             s.uni = ctrl
-            if lvl > self.return_uni:
+            if lvl > self.return_uni:  # read by the callers only, once this function is done
                 self.return_uni = lvl
-                self.changed = True
         else:  # Store, ExprStmt, Barrier, SyncWarp, Fence, Print
             for e in children(s):
                 self.expr(e)
@@ -138,6 +144,7 @@ class _FunctionAnalysis:
         if isinstance(e, (N.Const, N.ConstArray)):
             return Uni.GRID
         if isinstance(e, N.Var):
+            self.read.add(e.name)
             return self.var_uni.get(e.name, Uni.GRID)
         if isinstance(e, N.Special):
             return _SPECIAL_UNI[e.name]
@@ -154,7 +161,7 @@ class _FunctionAnalysis:
             return lvl
         if isinstance(e, N.Call):
             levels = tuple(self.expr(a) for a in e.args)
-            callee = self.p.summary(self.callees.setdefault(id(e), e.function), levels)
+            callee = self.p.summary(self.callees.setdefault(id(e), self.p.unspecialised(e.function)), levels)
             e.function = callee.name
             return callee.return_uni
         if isinstance(e, N.Atomic):
@@ -190,13 +197,24 @@ class _Recursive:
 
 
 class _Pass:
-    def __init__(self, module: N.Module):
+    def __init__(self, module: N.Module, in_place: bool = False):
         self.module = module
         self.done: dict[tuple, N.Function] = {}
         self.names: dict[str, int] = {}
         self.key_names: dict[tuple, str] = {}
         self.stack: list[tuple] = []
         self.assumed: dict[tuple, Uni] = {}
+        #: the function each (name, levels) is analysed in: a copy of the module's, or with ``in_place`` the
+        #: module's own for the first levels each function is analysed for. An analysis stopped for a callee's
+        #: summary starts again in the same function: every ``uni`` it reads it has written first in the same
+        #: round, and a call's callee is found by its unspecialised name (``unspecialised``)
+        self.functions: dict[tuple, N.Function] = {}
+        self.claimed: set[str] = set() if in_place else set(module.functions)
+        #: specialised name (``name@levels``) -> the module's name of the function
+        self.specialised: dict[str, str] = {}
+
+    def unspecialised(self, name: str) -> str:
+        return self.specialised.get(name, name)
 
     def summary(self, name: str, levels: tuple[Uni, ...]) -> N.Function | _Recursive:
         key = (name, levels)
@@ -214,12 +232,20 @@ class _Pass:
             n = self.names.get(base, 0)
             name = self.key_names[key] = base if n == 0 else f"{base}@{''.join(lvl.name[0] for lvl in levels)}"
             self.names[base] = n + 1
+            self.specialised[name] = base
         return name
 
     def analyse(self, key: tuple) -> N.Function:
-        name, _ = key
-        fn = copy_tree(self.module.functions[name])
-        a = _FunctionAnalysis(self, fn, key[1])
+        name, levels = key
+        fn = self.functions.get(key)
+        if fn is None:
+            if name in self.claimed:
+                fn = copy_tree(self.module.functions[name])
+            else:
+                fn = self.module.functions[name]
+                self.claimed.add(name)
+            self.functions[key] = fn
+        a = _FunctionAnalysis(self, fn, levels)
         a.run()
         fn.name = self.name_of(key)  # named when done, or when a recursive call first named it
         return fn
@@ -251,6 +277,8 @@ class _Pass:
         return out
 
 
-def analyse(module: N.Module) -> N.Module:
-    """An analysed copy of ``module``: every node's ``uni`` set, device functions specialised on levels."""
-    return _Pass(module).run()
+def analyse(module: N.Module, *, in_place: bool = False) -> N.Module:
+    """An analysed copy of ``module``: every node's ``uni`` set, device functions specialised on levels
+    (``in_place``: analysed in ``module``'s own functions where it can, for a module no one else holds, as the
+    front end's fresh one; ``module`` is not usable afterwards)."""
+    return _Pass(module, in_place).run()

@@ -256,6 +256,62 @@ def test_a_device_function_is_specialised_on_argument_types_and_levels():
         """)
 
 
+@cuda.jit(device=True)
+def clamp_twice(x, hi):
+    return clamp(clamp(x, 0, hi), 0, hi) + clamp(hi, 0, 10)  # for x per lane: clamp, then clamp@GGG
+
+
+@cuda.jit
+def clamped_twice(a, out, hi):
+    i = cuda.grid(1)
+    out[i] = clamp_twice(a[i], hi) + clamp_twice(hi, hi)
+
+
+def test_the_uniformity_pass_in_place_gives_what_its_copying_form_gives():
+    # the front end analyses its own fresh module in place (no copy); device functions reached before their
+    # summaries exist, specialised on two level tuples, one calling the other's second specialisation, must
+    # come out as the copying pass makes them, and the copying pass must leave its input as it was
+    from gpusim.frontend.compiler import Builder
+    from gpusim.ir.fma import contract
+    from gpusim.ir.uniformity import analyse
+    from gpusim.ir.walk import copy_tree
+
+    def state(module):  # every statement's and expression's kind, level and (calls) callee
+        def exprs(s):
+            return [(type(e).__name__, e.uni, getattr(e, "function", None)) for top in children(s)
+                    for e in walk_exprs(top)]
+        return [(name, [(type(s).__name__, getattr(s, "uni", None), exprs(s)) for s in walk_stmts(f.body)])
+                for name, f in module.functions.items()]
+
+    lowered = contract(Builder().build(clamped_twice.py_func, signature(I64, I64, 5)))
+    before = copy_tree(lowered)
+    copied = analyse(lowered)
+    assert state(lowered) == state(before)
+    in_place = analyse(before, in_place=True)
+    assert sorted(in_place.functions) == ["clamp", "clamp@GGG", "clamp_twice", "clamp_twice@GG", "clamped_twice"]
+    assert in_place.dump(lines=False) == copied.dump(lines=False)
+
+
+@cuda.jit
+def read_then_reassigned(out):
+    x = 1
+    y = x + 1
+    x = cuda.threadIdx.x
+    out[x] = y
+
+
+def test_a_local_read_before_a_later_per_lane_assignment_is_per_lane_in_straight_line_code():
+    # a local's level is the join of all its assignments (numba-cuda's SSA would split it; gpusim holds one
+    # variable): the read of x in y = x + 1 comes before x is assigned threadIdx.x, and is still per lane
+    assert dump(read_then_reassigned, I64) == textwrap.dedent("""\
+        kernel read_then_reassigned(out: array(int64, 1d, C, global), grid)
+            x = 1  # int64, lane
+            y = x + 1  # int64, lane
+            x = threadIdx.x  # int32, lane
+            out[int64(x)] = y
+        """)
+
+
 @cuda.jit
 def histogram(data, hist):
     sh = cuda.shared.array(8, numba.int32)

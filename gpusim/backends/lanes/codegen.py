@@ -69,6 +69,7 @@ class Compiled:
     module: N.Module | None = field(default=None, repr=False)   # the IR it was generated from
     entry_work: tuple[int, int] = (0, 0)  # steps the kernel's straight-line code charges per chunk: (fixed, per lane)
     memory: Any = field(default=None, repr=False)  # gpusim.limits.Memory of the IR, filled in by the first launch
+    grid_synchronised: bool | None = None  # does the IR sync its grid (frontend.groups), found by the first launch
 
 
 class FunctionGen(ExpressionGen):
@@ -148,7 +149,7 @@ class FunctionGen(ExpressionGen):
         for name in sorted(fn.var_uni):
             if name not in names and (fn.var_uni[name] > Uni.GRID or name in converted) and not name.startswith("$"):
                 self.emit(f"{self.var(name)} = None")
-        entry = straight_line(fn.body)
+        entry = self.entry_work = straight_line(fn.body)
         if self.recursive:
             # no lane left to run it: return a placeholder at once (the caller merges nothing of it), else
             # a recursion whose end depends on lanes' values would never end once they have all returned
@@ -508,6 +509,8 @@ class ModuleGen:
             gen = FunctionGen(self, module.functions[name], self.functions[name], self.instrument,
                               name in recursive)
             gen.generate()
+            if name == module.kernel:
+                entry = gen.entry_work
             self.lines.extend(gen.out)
             self.lines.append(("", 0))
         text = "\n".join(code for code, _ in self.lines) + "\n"
@@ -517,7 +520,6 @@ class ModuleGen:
         linecache.cache[fake] = (len(text), None, text.splitlines(True), fake)
         code = _code_of(text, fake)
         exec(code, self.namespace)
-        entry = straight_line(kernel.body)
         return Compiled(kernel.py_name, text, self.namespace[self.functions[module.kernel]], line_map,
                         module.filename, module, (entry.fixed * OVERHEAD, entry.lanes))
 

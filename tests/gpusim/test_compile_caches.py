@@ -1,6 +1,7 @@
-"""``gpusim.kernel_cache``: a function object made from code already compiled, with its names bound to the same
-values, gets the compiled kernel without running the front end; a changed signature, source, file, global,
-closure value, global array or device function's global compiles anew, and runs with the new value."""
+"""The compile caches shared between function objects of one code: one parse per code object and file
+(``frontend.compiler.parsed_source``) and one Python compile per generated text (``codegen._code_of``). A new
+function object of code already compiled runs the front end again, with its own globals, closure values,
+global arrays, device functions and file: a changed one is used, never the earlier function's."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import pytest
 from numba import cuda
 
 import gpusim
-from gpusim import kernel_cache
 from gpusim.launch import compile_kernel
 
 SCALE = 2.0
@@ -47,7 +47,7 @@ def closure(k):
 
 @pytest.fixture
 def front_end_runs(monkeypatch):
-    """How many times the front end runs (each a miss of both caches)."""
+    """How many times the front end runs."""
     launch_module = sys.modules["gpusim.launch"]
     calls = []
     real = launch_module.compile_module
@@ -57,7 +57,6 @@ def front_end_runs(monkeypatch):
         return real(*a, **kw)
 
     monkeypatch.setattr(launch_module, "compile_module", counting)
-    kernel_cache.clear()
     return calls
 
 
@@ -72,25 +71,16 @@ def expected(scale=SCALE, table=TABLE, offset=OFFSET, n=8):
     return scale * i + table[i % 4] + offset
 
 
-def test_same_code_and_values_is_compiled_once(front_end_runs):
-    assert np.array_equal(run(made(scaled)), expected())
-    assert np.array_equal(run(made(scaled)), expected())
-    assert np.array_equal(run(made(scaled, TABLE=TABLE.copy())), expected())  # an equal array: the same kernel
-    assert len(front_end_runs) == 1
-    a, b = closure(3), closure(3)
-    assert np.array_equal(run(a), np.arange(8) + 3) and np.array_equal(run(b), np.arange(8) + 3)
+def test_one_function_is_compiled_once_per_signature(front_end_runs):
+    kernel = made(scaled)
+    run(kernel)
+    run(kernel, dtype=np.float32)
+    run(kernel, n=16)  # the same types as the first
     assert len(front_end_runs) == 2
-    assert compile_kernel(made(scaled), args=(np.zeros(8),)) is compile_kernel(made(scaled), args=(np.zeros(8),))
+    assert compile_kernel(kernel, args=(np.zeros(8),)) is compile_kernel(kernel, args=(np.zeros(8),))
 
 
-def test_a_new_specialisation_misses(front_end_runs):
-    run(made(scaled))
-    run(made(scaled), dtype=np.float32)
-    run(made(scaled), n=16)  # same types: a hit
-    assert len(front_end_runs) == 2
-
-
-def test_a_changed_global_closure_value_or_array_misses_and_is_used(front_end_runs):
+def test_a_changed_global_closure_value_or_array_is_used(front_end_runs):
     run(made(scaled))
     assert np.array_equal(run(made(scaled, SCALE=3.0)), expected(scale=3.0))
     assert np.array_equal(run(made(scaled, SCALE=-0.0)), expected(scale=-0.0))
@@ -101,7 +91,7 @@ def test_a_changed_global_closure_value_or_array_misses_and_is_used(front_end_ru
     assert len(front_end_runs) == 6
 
 
-def test_a_device_function_rebound_or_with_a_changed_global_misses(front_end_runs, monkeypatch):
+def test_a_device_function_rebound_or_with_a_changed_global_is_used(front_end_runs, monkeypatch):
     run(made(scaled))
 
     @cuda.jit(device=True)
@@ -114,7 +104,7 @@ def test_a_device_function_rebound_or_with_a_changed_global_misses(front_end_run
     assert len(front_end_runs) == 3
 
 
-def test_changed_source_or_another_file_misses(tmp_path, front_end_runs):
+def test_changed_source_or_another_file_is_read_anew(tmp_path, front_end_runs):
     text = ("from numba import cuda\n\n\ndef k(out):\n    i = cuda.grid(1)\n    if i < out.size:\n"
             "        out[i] = i * {}\n")
     kernels = []
@@ -133,41 +123,10 @@ def test_changed_source_or_another_file_misses(tmp_path, front_end_runs):
     assert comps[0].filename.endswith("kc_one.py") and comps[1].filename.endswith("kc_two.py")
 
 
-def test_a_global_of_a_kind_not_known_to_be_fixed_is_not_shared():
-    kernel_cache.clear()
-    listed = made(scaled, SCALE=[2.0])  # a list: its contents could change under the same identity
-    kernel_cache.store(listed, "key", [listed], "compiled")
-    assert kernel_cache.lookup(made(scaled, SCALE=[2.0]), "key") is None
-    plain = made(scaled)
-    kernel_cache.store(plain, "key", [plain], "compiled")
-    assert kernel_cache.lookup(made(scaled), "key") == "compiled"
-    assert kernel_cache.lookup(made(scaled), "other key") is None
-
-
-def test_a_module_attribute_the_code_reads_is_in_the_fingerprint():
-    kernel_cache.clear()
-    mod = types.ModuleType("kc_mod")
-    mod.K = 1
-
-    def reads(out):
-        out[0] = kc_mod.K  # noqa: F821 (bound by made)
-
-    first = made(reads, kc_mod=mod)
-    kernel_cache.store(first, "key", [first], "compiled")
-    assert kernel_cache.lookup(made(reads, kc_mod=mod), "key") == "compiled"
-    mod.K = 2
-    assert kernel_cache.lookup(made(reads, kc_mod=mod), "key") is None
-    mod.K = 1
-    mod.unrelated = [1]  # a name the code does not read: not in the fingerprint
-    assert kernel_cache.lookup(made(reads, kc_mod=mod), "key") == "compiled"
-
-
 def test_generated_text_is_compiled_once():
     from gpusim.backends.lanes import codegen
 
-    kernel_cache.clear()
     one = compile_kernel(made(scaled), args=(np.zeros(8),))
-    kernel_cache.clear()
     two = compile_kernel(made(scaled), args=(np.zeros(8),))
     assert one is not two and one.source == two.source
     assert one.func.__code__ is two.func.__code__  # the front end ran twice, Python's compiler once
