@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.extending import overload, register_jitable
 
 from ..observe.events import ArrayInfo
 from ..observe.races import Shadow
@@ -77,79 +78,175 @@ def local_handle(aid: int, name: str, shape: tuple[int, ...], dtype: np.dtype, l
 
 
 # ---------------------------------------------------------------------------------------------- atomics
+#
+# Each operation's rule, stated once: what a lane stores, given the element's old value, the lane's value and
+# its comparand. The rules are plain functions that numba can also compile (``register_jitable``): the rounds
+# below call them on arrays of lanes (lanes on distinct elements at once), the compiled loops on one lane's
+# numbers. Integer arithmetic wraps in both: NumPy's array arithmetic in the element type, and the loops'
+# stores, which keep the low bits.
 
-OPS = {"add": 0, "sub": 1, "max": 2, "min": 3, "exch": 4, "inc": 5, "dec": 6, "and": 7, "or": 8, "xor": 9,
-       "cas": 10, "nanmax": 11, "nanmin": 12}
+
+def _pick(cond, a, b):
+    """``a`` where ``cond`` holds, else ``b``."""
+    return np.where(cond, a, b)
+
+
+@overload(_pick)
+def _pick_one_lane(cond, a, b):
+    def pick(cond, a, b):
+        return a if cond else b
+    return pick
+
+
+def _number(x, n):
+    """The number ``n`` in ``x``'s element type: so ``old + 1`` of a uint64 stays uint64 (numba computes
+    uint64 +/- int64 in float64, which is wrong above 2^53)."""
+    return x.dtype.type(n)
+
+
+@overload(_number)
+def _number_one_lane(x, n):
+    ty = x
+
+    def number(x, n):
+        return ty(n)
+    return number
+
+
+@register_jitable
+def _add(old, v, c):
+    return old + v
+
+
+@register_jitable
+def _sub(old, v, c):
+    return old - v
+
+
+@register_jitable
+def _max(old, v, c):  # a NaN stored or given changes nothing (numba-cuda's atomic max)
+    return _pick(v > old, v, old)
+
+
+@register_jitable
+def _min(old, v, c):
+    return _pick(v < old, v, old)
+
+
+@register_jitable
+def _exch(old, v, c):
+    return v
+
+
+@register_jitable
+def _inc(old, v, c):  # CUDA's atomicInc: ((old >= val) ? 0 : (old+1))
+    return _pick(old >= v, _number(old, 0), old + _number(old, 1))
+
+
+@register_jitable
+def _dec(old, v, c):  # CUDA's atomicDec: (((old == 0) || (old > val)) ? val : (old-1))
+    return _pick((old == _number(old, 0)) | (old > v), v, old - _number(old, 1))
+
+
+@register_jitable
+def _and(old, v, c):
+    return old & v
+
+
+@register_jitable
+def _or(old, v, c):
+    return old | v
+
+
+@register_jitable
+def _xor(old, v, c):
+    return old ^ v
+
+
+@register_jitable
+def _cas(old, v, c):
+    return _pick(old == c, v, old)
+
+
+@register_jitable
+def _nanmax(old, v, c):  # a NaN stored is replaced, a NaN given is ignored; integers: max
+    return _pick((v > old) | ((old != old) & (v == v)), v, old)
+
+
+@register_jitable
+def _nanmin(old, v, c):
+    return _pick((v < old) | ((old != old) & (v == v)), v, old)
+
+
+#: each operation's rule, by name; its position is the operation's code in the compiled loops
+RULES = {"add": _add, "sub": _sub, "max": _max, "min": _min, "exch": _exch, "inc": _inc, "dec": _dec,
+         "and": _and, "or": _or, "xor": _xor, "cas": _cas, "nanmax": _nanmax, "nanmin": _nanmin}
+OPS = {name: code for code, name in enumerate(RULES)}
+ADD, SUB, MAX, MIN, EXCH, INC, DEC, AND, OR, XOR, CAS, NANMAX, NANMIN = OPS.values()
+#: the rules of integers only (bitwise, and the counters' wrap)
+INTEGER_ONLY = frozenset({"inc", "dec", "and", "or", "xor"})
 
 
 @njit(cache=True)
 def _atomic_float(data, elems, vals, cmps, op, olds):
+    """The lanes one at a time, in lane order, on a float array (``INTEGER_ONLY`` rules refused before)."""
     for k in range(elems.size):
         e = elems[k]
         old = data[e]
         olds[k] = old
-        v = vals[k]
-        if op == 0:
-            data[e] = old + v
-        elif op == 1:
-            data[e] = old - v
-        elif op == 2:  # max: a NaN stored or given changes nothing (numba-cuda's atomic max)
-            if v > old:
-                data[e] = v
-        elif op == 3:
-            if v < old:
-                data[e] = v
-        elif op == 4:
-            data[e] = v
-        elif op == 10:
-            if old == cmps[k]:
-                data[e] = v
-        elif op == 11:  # nanmax: a NaN stored is replaced, a NaN given is ignored
-            if v > old or (old != old and v == v):
-                data[e] = v
-        elif op == 12:
-            if v < old or (old != old and v == v):
-                data[e] = v
+        v, c = vals[k], cmps[k]
+        if op == ADD:
+            data[e] = _add(old, v, c)
+        elif op == SUB:
+            data[e] = _sub(old, v, c)
+        elif op == MAX:
+            data[e] = _max(old, v, c)
+        elif op == MIN:
+            data[e] = _min(old, v, c)
+        elif op == EXCH:
+            data[e] = _exch(old, v, c)
+        elif op == CAS:
+            data[e] = _cas(old, v, c)
+        elif op == NANMAX:
+            data[e] = _nanmax(old, v, c)
+        elif op == NANMIN:
+            data[e] = _nanmin(old, v, c)
 
 
 @njit(cache=True)
 def _atomic_int(data, elems, vals, cmps, op, olds):
+    """The lanes one at a time, in lane order, on an integer array."""
     for k in range(elems.size):
         e = elems[k]
         old = data[e]
         olds[k] = old
-        v = vals[k]
-        if op == 0:
-            data[e] = old + v
-        elif op == 1:
-            data[e] = old - v
-        elif op == 2:
-            if v > old:
-                data[e] = v
-        elif op == 3:
-            if v < old:
-                data[e] = v
-        elif op == 4:
-            data[e] = v
-        elif op == 5:
-            data[e] = 0 if old >= v else old + 1
-        elif op == 6:
-            data[e] = v if (old == 0 or old > v) else old - 1
-        elif op == 7:
-            data[e] = old & v
-        elif op == 8:
-            data[e] = old | v
-        elif op == 9:
-            data[e] = old ^ v
-        elif op == 10:
-            if old == cmps[k]:
-                data[e] = v
-        elif op == 11:
-            if v > old:
-                data[e] = v
-        elif op == 12:
-            if v < old:
-                data[e] = v
+        v, c = vals[k], cmps[k]
+        if op == ADD:
+            data[e] = _add(old, v, c)
+        elif op == SUB:
+            data[e] = _sub(old, v, c)
+        elif op == MAX:
+            data[e] = _max(old, v, c)
+        elif op == MIN:
+            data[e] = _min(old, v, c)
+        elif op == EXCH:
+            data[e] = _exch(old, v, c)
+        elif op == INC:
+            data[e] = _inc(old, v, c)
+        elif op == DEC:
+            data[e] = _dec(old, v, c)
+        elif op == AND:
+            data[e] = _and(old, v, c)
+        elif op == OR:
+            data[e] = _or(old, v, c)
+        elif op == XOR:
+            data[e] = _xor(old, v, c)
+        elif op == CAS:
+            data[e] = _cas(old, v, c)
+        elif op == NANMAX:
+            data[e] = _nanmax(old, v, c)
+        elif op == NANMIN:
+            data[e] = _nanmin(old, v, c)
 
 
 #: lanes of one atomic that may update one element (so many rounds of ``_atomic_rounds``, about 15 us each)
@@ -158,42 +255,12 @@ def _atomic_int(data, elems, vals, cmps, op, olds):
 MAX_ROUNDS = 256
 
 
-def _updated(op: int, old: np.ndarray, v: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """What ``_atomic_float``/``_atomic_int`` store for each lane, lanes on distinct elements at once (arrays
-    of the element type: integer arithmetic wraps, as the compiled loop's stores do)."""
-    if op == 0:
-        return old + v
-    if op == 1:
-        return old - v
-    if op == 2 or (op == 11 and old.dtype.kind != "f"):
-        return np.where(v > old, v, old)
-    if op == 3 or (op == 12 and old.dtype.kind != "f"):
-        return np.where(v < old, v, old)
-    if op == 4:
-        return v
-    if op == 5:
-        return np.where(old >= v, np.zeros_like(old), old + 1)
-    if op == 6:
-        return np.where((old == 0) | (old > v), v, old - 1)
-    if op == 7:
-        return old & v
-    if op == 8:
-        return old | v
-    if op == 9:
-        return old ^ v
-    if op == 10:
-        return np.where(old == c, v, old)
-    nan_old = (old != old) & (v == v)
-    if op == 11:
-        return np.where((v > old) | nan_old, v, old)
-    return np.where((v < old) | nan_old, v, old)
-
-
-def _atomic_rounds(data: np.ndarray, elems: np.ndarray, vals: np.ndarray, cmps: np.ndarray, op: int,
+def _atomic_rounds(data: np.ndarray, elems: np.ndarray, vals: np.ndarray, cmps: np.ndarray, op: str,
                    olds: np.ndarray, rounds: np.ndarray) -> None:
-    """The compiled loop's result, computed in rounds: round ``r`` applies, at once, the ``r``-th lane (in
-    lane order) of every element that ``r + 1`` or more lanes update; lanes on one element stay in order, and
-    lanes on different elements never meet."""
+    """The compiled loop's result, computed in rounds: round ``r`` applies ``op``'s rule, at once, to the
+    ``r``-th lane (in lane order) of every element that ``r + 1`` or more lanes update; lanes on one element
+    stay in order, and lanes on different elements never meet."""
+    rule = RULES[op]
     by_round = np.argsort(rounds, kind="stable")
     ends = np.cumsum(np.bincount(rounds)) if rounds.size else ()
     start = 0
@@ -203,7 +270,7 @@ def _atomic_rounds(data: np.ndarray, elems: np.ndarray, vals: np.ndarray, cmps: 
         e = elems[k]
         old = data[e]
         olds[k] = old
-        data[e] = _updated(op, old, vals[k], cmps[k])
+        data[e] = rule(old, vals[k], cmps[k])
 
 
 def _rounds(elems: np.ndarray) -> np.ndarray:
@@ -226,7 +293,7 @@ def apply_atomic(op: str, flat: np.ndarray, elems: np.ndarray, vals: np.ndarray,
             else np.ascontiguousarray(np.broadcast_to(cmps, elems.shape), dtype=dt))
     olds = np.empty(elems.shape, dt)
     if dt.kind == "f":
-        if OPS[op] in (5, 6, 7, 8, 9):
+        if op in INTEGER_ONLY:
             raise TypeError(f"atomic {op} needs an integer array, not {dt}")
         loop = _atomic_float
     elif dt.kind in "iu":
@@ -235,10 +302,9 @@ def apply_atomic(op: str, flat: np.ndarray, elems: np.ndarray, vals: np.ndarray,
         raise TypeError(f"atomics on {dt} arrays are not supported")
     if dt.itemsize >= 4 or dt.kind != "f":  # float16: the compiled loop's error, as before
         rounds = _rounds(elems)
-        # uint64 inc/dec always: the compiled loop computes old +/- 1 in float64 there (numba's uint64 +/- int64)
-        if rounds.size == 0 or rounds.max() < MAX_ROUNDS or (dt == np.uint64 and op in ("inc", "dec")):
+        if rounds.size == 0 or rounds.max() < MAX_ROUNDS:
             with np.errstate(all="ignore"):  # inf - inf and the like: the compiled loop is silent too
-                _atomic_rounds(flat, elems, vals, cmps, OPS[op], olds, rounds)
+                _atomic_rounds(flat, elems, vals, cmps, op, olds, rounds)
             return olds
     loop(flat, elems, vals, cmps, OPS[op], olds)
     return olds
