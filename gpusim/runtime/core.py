@@ -114,7 +114,8 @@ def _lanes_of(m, a, b):
 
 class Runtime(MemoryAccess, Slicing, Synchronisation, Output):
     def __init__(self, info: LaunchInfo, source_lines, kernel_name: str, observers, max_steps: int,
-                 shared_mem: int, next_array_id: int, max_output_lines: int = 1000):
+                 shared_mem: int, next_array_id: int, max_output_lines: int = 1000, *,
+                 globals_tracked: list[ArrayHandle]):
         self.info = info
         self.kernel = kernel_name
         self.src = source_lines  # callable lineno -> text
@@ -132,7 +133,7 @@ class Runtime(MemoryAccess, Slicing, Synchronisation, Output):
         self.next_id = next_array_id
         self.const_handles: dict[int, ArrayHandle] = {}
         #: the launch's global arrays, whose access records a grid sync clears (``Synchronisation.grid_sync``)
-        self.globals_tracked: list[ArrayHandle] = []
+        self.globals_tracked = list(globals_tracked)
         self.field_handles: dict[tuple, ArrayHandle] = {}
         self.shared_static_bytes: dict[int, int] = {}
         self.flops: dict[tuple[str, str], int] = {}
