@@ -9,7 +9,7 @@ within the array the kernel sees; shared data is stored ``(blocks_in_chunk, size
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 from numba.extending import overload, register_jitable
 
 from ..observe.events import ArrayInfo
@@ -187,66 +187,61 @@ ADD, SUB, MAX, MIN, EXCH, INC, DEC, AND, OR, XOR, CAS, NANMAX, NANMIN = OPS.valu
 INTEGER_ONLY = frozenset({"inc", "dec", "and", "or", "xor"})
 
 
+@register_jitable
+def _any_type(op, old, v, c):
+    """The rule of operation code ``op`` on one lane's numbers, for the rules of every element type."""
+    if op == ADD:
+        return _add(old, v, c)
+    if op == SUB:
+        return _sub(old, v, c)
+    if op == MAX:
+        return _max(old, v, c)
+    if op == MIN:
+        return _min(old, v, c)
+    if op == EXCH:
+        return _exch(old, v, c)
+    if op == CAS:
+        return _cas(old, v, c)
+    if op == NANMAX:
+        return _nanmax(old, v, c)
+    return _nanmin(old, v, c)
+
+
+@register_jitable
+def _integer(op, old, v, c):
+    """The same on integers, which have the ``INTEGER_ONLY`` rules too."""
+    if op == INC:
+        return _inc(old, v, c)
+    if op == DEC:
+        return _dec(old, v, c)
+    if op == AND:
+        return _and(old, v, c)
+    if op == OR:
+        return _or(old, v, c)
+    if op == XOR:
+        return _xor(old, v, c)
+    return _any_type(op, old, v, c)
+
+
+def _one_lane(op, old, v, c):
+    """The rule of operation code ``op``, for the compiled loop (``_integer`` or ``_any_type`` by the element
+    type: numba compiles every branch, and floats have no bitwise operators)."""
+    return tuple(RULES.values())[op](old, v, c)
+
+
+@overload(_one_lane)
+def _one_lane_typed(op, old, v, c):
+    return _integer if isinstance(old, types.Integer) else _any_type
+
+
 @njit(cache=True)
-def _atomic_float(data, elems, vals, cmps, op, olds):
-    """The lanes one at a time, in lane order, on a float array (``INTEGER_ONLY`` rules refused before)."""
+def _atomic_loop(data, elems, vals, cmps, op, olds):
+    """The lanes one at a time, in lane order (``INTEGER_ONLY`` rules on floats are refused before)."""
     for k in range(elems.size):
         e = elems[k]
         old = data[e]
         olds[k] = old
-        v, c = vals[k], cmps[k]
-        if op == ADD:
-            data[e] = _add(old, v, c)
-        elif op == SUB:
-            data[e] = _sub(old, v, c)
-        elif op == MAX:
-            data[e] = _max(old, v, c)
-        elif op == MIN:
-            data[e] = _min(old, v, c)
-        elif op == EXCH:
-            data[e] = _exch(old, v, c)
-        elif op == CAS:
-            data[e] = _cas(old, v, c)
-        elif op == NANMAX:
-            data[e] = _nanmax(old, v, c)
-        elif op == NANMIN:
-            data[e] = _nanmin(old, v, c)
-
-
-@njit(cache=True)
-def _atomic_int(data, elems, vals, cmps, op, olds):
-    """The lanes one at a time, in lane order, on an integer array."""
-    for k in range(elems.size):
-        e = elems[k]
-        old = data[e]
-        olds[k] = old
-        v, c = vals[k], cmps[k]
-        if op == ADD:
-            data[e] = _add(old, v, c)
-        elif op == SUB:
-            data[e] = _sub(old, v, c)
-        elif op == MAX:
-            data[e] = _max(old, v, c)
-        elif op == MIN:
-            data[e] = _min(old, v, c)
-        elif op == EXCH:
-            data[e] = _exch(old, v, c)
-        elif op == INC:
-            data[e] = _inc(old, v, c)
-        elif op == DEC:
-            data[e] = _dec(old, v, c)
-        elif op == AND:
-            data[e] = _and(old, v, c)
-        elif op == OR:
-            data[e] = _or(old, v, c)
-        elif op == XOR:
-            data[e] = _xor(old, v, c)
-        elif op == CAS:
-            data[e] = _cas(old, v, c)
-        elif op == NANMAX:
-            data[e] = _nanmax(old, v, c)
-        elif op == NANMIN:
-            data[e] = _nanmin(old, v, c)
+        data[e] = _one_lane(op, old, vals[k], cmps[k])
 
 
 #: lanes of one atomic that may update one element (so many rounds of ``_atomic_rounds``, about 15 us each)
@@ -292,13 +287,9 @@ def apply_atomic(op: str, flat: np.ndarray, elems: np.ndarray, vals: np.ndarray,
     cmps = (np.zeros(elems.shape, dt) if cmps is None
             else np.ascontiguousarray(np.broadcast_to(cmps, elems.shape), dtype=dt))
     olds = np.empty(elems.shape, dt)
-    if dt.kind == "f":
-        if op in INTEGER_ONLY:
-            raise TypeError(f"atomic {op} needs an integer array, not {dt}")
-        loop = _atomic_float
-    elif dt.kind in "iu":
-        loop = _atomic_int
-    else:
+    if dt.kind == "f" and op in INTEGER_ONLY:
+        raise TypeError(f"atomic {op} needs an integer array, not {dt}")
+    if dt.kind not in "fiu":
         raise TypeError(f"atomics on {dt} arrays are not supported")
     if dt.itemsize >= 4 or dt.kind != "f":  # float16: the compiled loop's error, as before
         rounds = _rounds(elems)
@@ -306,5 +297,5 @@ def apply_atomic(op: str, flat: np.ndarray, elems: np.ndarray, vals: np.ndarray,
             with np.errstate(all="ignore"):  # inf - inf and the like: the compiled loop is silent too
                 _atomic_rounds(flat, elems, vals, cmps, op, olds, rounds)
             return olds
-    loop(flat, elems, vals, cmps, OPS[op], olds)
+    _atomic_loop(flat, elems, vals, cmps, OPS[op], olds)
     return olds

@@ -53,7 +53,7 @@ CASES = [  # (op, the element's first value, the lanes' value)
 def paths(monkeypatch):
     """Which path each call took: 'rounds' or 'loop'."""
     taken = []
-    rounds, loop = M._atomic_rounds, M._atomic_int
+    rounds, loop = M._atomic_rounds, M._atomic_loop
 
     def spy_rounds(*args):
         taken.append("rounds")
@@ -64,7 +64,7 @@ def paths(monkeypatch):
         return loop(*args)
 
     monkeypatch.setattr(M, "_atomic_rounds", spy_rounds)
-    monkeypatch.setattr(M, "_atomic_int", spy_loop)
+    monkeypatch.setattr(M, "_atomic_loop", spy_loop)
     return taken
 
 

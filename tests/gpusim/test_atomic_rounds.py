@@ -72,7 +72,7 @@ def same(a, b) -> bool:
 
 def compiled(op, data, elems, vals, cmps):
     olds = np.empty(elems.shape, data.dtype)
-    loop = M._atomic_float if data.dtype.kind == "f" else M._atomic_int
+    loop = M._atomic_loop
     loop(data, elems, vals, cmps, M.OPS[op], olds)
     return olds
 
@@ -101,13 +101,13 @@ def test_rounds_and_the_compiled_loop_match_the_lanes_one_at_a_time(dtype):
 
 def test_an_element_updated_by_more_lanes_than_the_rounds_allow_uses_the_compiled_loop(monkeypatch):
     calls = []
-    real = M._atomic_int
+    real = M._atomic_loop
 
     def spy(*args):
         calls.append(args[1].size)
         return real(*args)
 
-    monkeypatch.setattr(M, "_atomic_int", spy)
+    monkeypatch.setattr(M, "_atomic_loop", spy)
     data = np.zeros(4, np.int64)
     n = M.MAX_ROUNDS
     M.apply_atomic("add", data, np.zeros(n, np.int64), np.ones(n, np.int64), None)
