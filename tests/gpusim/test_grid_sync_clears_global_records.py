@@ -6,28 +6,12 @@ The expected rows are a hand computation: each row is the row above reversed, pl
 from __future__ import annotations
 
 import numpy as np
-from numba import cuda
+from cudasim_features import reverse_rows, reverse_rows_unsynced  # the drop-in test's kernels, here in-process
 from simkit import faults, run, run_clean
 
 from gpusim import DataRace
 
 COLS, BLOCK = 64, 16
-
-
-@cuda.jit
-def reverse_rows(m):
-    col = cuda.grid(1)
-    g = cuda.cg.this_grid()
-    for row in range(1, m.shape[0]):
-        m[row, col] = m[row - 1, m.shape[1] - 1 - col] + 1   # written by another block before the sync
-        g.sync()
-
-
-@cuda.jit
-def reverse_rows_unsynced(m):
-    col = cuda.grid(1)
-    for row in range(1, m.shape[0]):
-        m[row, col] = m[row - 1, m.shape[1] - 1 - col] + 1
 
 
 def _want(rows: int) -> list[list[int]]:
