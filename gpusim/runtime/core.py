@@ -109,7 +109,15 @@ def _lanes_of(m, a, b):
     if isinstance(a, (ArrayHandle, View)) or isinstance(b, (ArrayHandle, View)):
         raise TypeError("a tuple or record holds a different array per thread: gpusim cannot hold that "
                         "(numba-cuda can); index one array instead")
-    return np.where(m, a, b)
+    return _where(m, a, b)
+
+
+def _where(m, a, b):
+    """``np.where``, except that a uniform result (``m``, ``a`` and ``b`` all numbers: a condition the typing
+    calls per-lane that holds one value at run time, like a variable assigned per lane only later) stays a
+    NumPy number: a lane value is a number or a lane vector, never a 0-d array (``v[lanes]`` fails on one)."""
+    r = np.where(m, a, b)
+    return r if r.ndim else r[()]
 
 
 class Runtime(MemoryAccess, Slicing, Synchronisation, Output):
@@ -220,13 +228,13 @@ class Runtime(MemoryAccess, Slicing, Synchronisation, Output):
             return new
         if isinstance(new, tuple):
             return tuple(_lanes_of(m, a, b) for a, b in zip(new, old))
-        return np.where(m, new, old)
+        return _where(m, new, old)
 
     @staticmethod
     def select(c, a, b):
         if isinstance(a, tuple):
             return tuple(_lanes_of(c, x, y) for x, y in zip(a, b))
-        return np.where(c, a, b)
+        return _where(c, a, b)
 
     convert = staticmethod(convert)
     fma64 = staticmethod(fma64)
