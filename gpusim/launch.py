@@ -297,8 +297,7 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     obs = list(observers or []) + (_instrumentation(trace) if instrument else [])
     budget = DEFAULT_MAX_STEPS if max_steps is None else max_steps
     rt = Runtime(info, module.source_line, comp.name, obs, budget, int(shared_mem), len(handles) + 1,
-                 int(max_output_lines))
-    rt.globals_tracked = list(handles.values())
+                 int(max_output_lines), globals_tracked=list(handles.values()))
     global_infos = [h.info for h in handles.values()]
     for o in obs:
         o.start(info, list(global_infos))   # each its own list: what one observer does to it is its own

@@ -4,8 +4,13 @@
 each importing gpusim, numba and the puzzles once. For every case a server forks a child, which limits its
 address space to ``memory_mb`` (so a case that allocates gigabytes gets a ``MemoryError`` instead of taking
 the machine), sends its output to /dev/null and runs ``execute.run_case``. A child that has not answered
-after ``timeout`` seconds is a **hang**: the server asks it for its Python stack (``faulthandler`` on
-SIGUSR1), which becomes the finding's location, and kills it. A child that dies without answering is a
+after ``timeout`` seconds of its own time is a **hang**: the server asks it for its Python stack
+(``faulthandler`` on SIGUSR1), which becomes the finding's location, and kills it. Its own time is the wall
+time less the time the child and its descendants (the CLI's sandbox) spent ready to run but waiting for a CPU
+(Linux's /proc/<pid>/task/<tid>/schedstat): what the wall time would be on an idle machine. Running, sleeping
+and blocking all count, so an endless loop and a deadlock are hangs after ``timeout`` seconds as before; a slow
+case on a loaded machine (a solution file checked through the CLI takes 10-16 s with the load at 4-9 on two
+cores) is not. A child that dies without answering is a
 **crash** (a signal, or a player's file calling ``os._exit``). A fresh child per case also keeps whatever
 a player's file does to the process (``sys.setrecursionlimit``, NumPy's error state) out of the next case.
 """
@@ -65,7 +70,7 @@ class Pool:
 
     def run(self, cases: Iterable[Case]) -> Iterator[tuple[Case, Outcome]]:
         pending = iter(cases)
-        busy: dict[int, tuple[Case, float]] = {}           # server index -> (case, sent at)
+        busy: dict[int, tuple[Case, float, RunQueueWaits, float]] = {}   # server -> (case, sent at, its waits)
         done = False
         while True:
             for k, server in enumerate(self.servers):
@@ -75,22 +80,23 @@ class Pool:
                         done = True
                         break
                     _send(server.stdin, case)
-                    busy[k] = (case, time.monotonic())
+                    waits = RunQueueWaits(server.pid)
+                    busy[k] = (case, time.monotonic(), waits, waits.seconds())
             if not busy:
                 return
             streams = {self.servers[k].stdout: k for k in busy}
             ready, _, _ = select.select(list(streams), [], [], 1.0)
             for stream in ready:
                 k = streams[stream]
-                case, _ = busy.pop(k)
+                case = busy.pop(k)[0]
                 try:
                     outcome = _receive(stream)
                 except (EOFError, pickle.UnpicklingError, OSError):
                     outcome = Outcome("crash:server", "the fuzz server died")
                     self._restart(k)
                 yield case, outcome
-            for k, (case, sent) in list(busy.items()):     # the server itself stuck: a last resort
-                if time.monotonic() - sent > self.timeout + 60:
+            for k, (case, sent, waits, before) in list(busy.items()):   # the server itself stuck: a last resort
+                if time.monotonic() - sent - (waits.seconds() - before) > self.timeout + 60:
                     busy.pop(k)
                     self._restart(k)
                     yield case, Outcome("hang", "the fuzz server stopped answering")
@@ -154,6 +160,55 @@ def _warm_up() -> None:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
+POLL_SECONDS = 0.25   # how often the watchdog reads the case's waits for a CPU
+
+
+class RunQueueWaits:
+    """How long a process and its descendants have been ready to run but waiting for a CPU (``seconds()``): the
+    sum over their threads of the second field of /proc/<pid>/task/<tid>/schedstat, each thread's last reading
+    kept after it ends (so the CLI's sandbox, which ends before the check does, still counts). 0 where /proc
+    has no schedstat (not Linux): the wall time alone, as before."""
+
+    def __init__(self, root: int):
+        self.root = root
+        self.last: dict[tuple[int, int], int] = {}
+
+    def seconds(self) -> float:
+        for pid in self._tree():
+            try:
+                tids = os.listdir(f"/proc/{pid}/task")
+            except OSError:
+                continue
+            for tid in tids:
+                try:
+                    with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
+                        self.last[(pid, int(tid))] = int(f.read().split()[1])
+                except (OSError, ValueError, IndexError):
+                    pass
+        return sum(self.last.values()) / 1e9
+
+    def _tree(self) -> list[int]:
+        """The root and every process below it (read from each process's parent in /proc/<pid>/stat)."""
+        children: dict[int, list[int]] = {}
+        try:
+            entries = [e for e in os.listdir("/proc") if e.isdigit()]
+        except OSError:
+            return [self.root]
+        for entry in entries:
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry))
+        tree, todo = [], [self.root]
+        while todo:
+            pid = todo.pop()
+            tree.append(pid)
+            todo.extend(children.get(pid, ()))
+        return tree
+
+
 def _run_forked(case: Case, timeout: float, memory_mb: int, workdir: Path) -> Outcome:
     import resource
 
@@ -187,15 +242,15 @@ def _run_forked(case: Case, timeout: float, memory_mb: int, workdir: Path) -> Ou
             os._exit(0)
     os.close(write_end)
     chunks = []
-    deadline = time.monotonic() + timeout
+    waits = RunQueueWaits(pid)
     hung = False
     with os.fdopen(read_end, "rb") as pipe:
         while True:
-            left = deadline - time.monotonic()
+            left = timeout - (time.perf_counter() - started - waits.seconds())
             if left <= 0:
                 hung = True
                 break
-            ready, _, _ = select.select([pipe], [], [], left)
+            ready, _, _ = select.select([pipe], [], [], min(left, POLL_SECONDS))
             if ready:
                 chunk = os.read(pipe.fileno(), 1 << 20)
                 if not chunk:
@@ -209,7 +264,8 @@ def _run_forked(case: Case, timeout: float, memory_mb: int, workdir: Path) -> Ou
         os.waitpid(pid, 0)
         shutil.rmtree(workdir / f"case{pid}", ignore_errors=True)
         stack = dump.read_text(errors="replace") if dump.exists() else ""
-        return Outcome("hang", f"no answer after {timeout:g} s", where=_where_in_text(_innermost(stack)),
+        return Outcome("hang", f"no answer after {timeout:g} s of its own time ({seconds:.0f} s wall clock)",
+                       where=_where_in_text(_innermost(stack)),
                        seconds=seconds, trace=stack[-6000:])
     _, status = os.waitpid(pid, 0)
     shutil.rmtree(workdir / f"case{pid}", ignore_errors=True)

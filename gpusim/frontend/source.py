@@ -128,6 +128,12 @@ def read_source(func: Any) -> Source:
         all_lines = linecache.getlines(filename) or src_lines
     except (OSError, TypeError) as e:
         found = _string_source(func)
+        if found is None and func.__code__.co_filename == "<stdin>":
+            raise KernelCompileError(
+                f"cannot read the source of kernel {func.__name__!r}: it was defined in code Python read from "
+                "standard input (`python -` with a pipe or here-document, or the interactive prompt), and Python "
+                "keeps no copy of that text; gpusim compiles a kernel from its source. Save the code in a file and "
+                "run that (python kernel.py), or pass it with python -c", filename="<stdin>") from None
         if found is None:
             raise KernelCompileError(
                 f"cannot read the source of kernel {func.__name__!r}: {e}", filename=filename or "<unknown>"

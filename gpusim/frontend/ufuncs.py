@@ -19,7 +19,8 @@ from ..faults import KernelCompileError
 from ..ir import nodes as N
 from ..ir.types import FLOAT16, FLOAT32, INT64, Array, Scalar, Type, scalar
 
-#: the ufuncs a kernel may call (numba-cuda's ufunc_db, less the ones with several outputs)
+#: the ufuncs numba-cuda types in a kernel (its ufunc_db, less the ones with several outputs); a kernel may call
+#: those not in ``NOT_LOWERED``
 UFUNCS = frozenset("""
     sin cos tan arcsin arccos arctan arctan2 hypot sinh cosh tanh arcsinh arccosh arctanh deg2rad rad2deg
     degrees radians exp exp2 expm1 log log2 log10 log1p sqrt square cbrt reciprocal negative positive absolute
@@ -28,6 +29,23 @@ UFUNCS = frozenset("""
     logical_xor logical_not bitwise_and bitwise_or bitwise_xor invert bitwise_not left_shift right_shift maximum
     minimum fmax fmin isnan isinf isfinite signbit copysign nextafter logaddexp logaddexp2
 """.split())
+
+#: the ufuncs numba-cuda 0.30.4 types but cannot compile, for any input type (they are missing from its
+#: numba/cuda/ufuncs.py table: compile_ptx fails with ``KeyError: <ufunc 'sqrt'>``), and what a kernel writes
+#: instead (``x`` the input; ``a``, ``b`` the inputs). The source: tests/gpusim/data/numba_cuda_ufuncs.json,
+#: made by benchmarks/gpu/numba_cuda_ufuncs.py, which also compiles each replacement with numba-cuda.
+NOT_LOWERED = {
+    "absolute": "abs(x)", "add": "a + b", "cbrt": "cuda.libdevice.cbrt(x)", "ceil": "math.ceil(x)",
+    "copysign": "math.copysign(a, b)", "exp": "math.exp(x)", "exp2": "math.exp2(x)", "expm1": "math.expm1(x)",
+    "fabs": "math.fabs(x)", "float_power": "float(a) ** b", "floor": "math.floor(x)", "floor_divide": "a // b",
+    "fmod": "math.fmod(a, b)", "isfinite": "math.isfinite(x)", "isinf": "math.isinf(x)",
+    "log1p": "math.log1p(x)", "logaddexp": "math.log(math.exp(a) + math.exp(b))",
+    "logaddexp2": "math.log2(2.0 ** a + 2.0 ** b)", "mod": "a % b", "multiply": "a * b", "negative": "-x",
+    "nextafter": "math.nextafter(a, b)", "positive": "+x", "power": "a ** b", "reciprocal": "1 / x",
+    "remainder": "a % b", "rint": "cuda.libdevice.rint(x)", "sign": "(x > 0) - (x < 0)",
+    "signbit": "math.copysign(1.0, x) < 0", "sqrt": "math.sqrt(x)", "square": "x * x", "subtract": "a - b",
+    "trunc": "math.trunc(x)",
+}
 
 
 class UfuncLowering:
@@ -50,6 +68,10 @@ class UfuncLowering:
     def ufunc_call(self, name: str, node: ast.Call) -> N.Expr | list[N.Stmt]:
         """``np.<name>(...)``: a value for numbers only, a loop (statements) with an output array."""
         uf = getattr(np, name)
+        if name in NOT_LOWERED:
+            raise self.error(node, f"np.{name}() cannot run on a GPU: numba-cuda 0.30.4 types it but cannot compile "
+                                   f"it (KeyError: <ufunc '{uf.__name__}'>); write {NOT_LOWERED[name]} instead (for an "
+                                   "array, element by element in a loop)")
         if node.keywords:
             raise self.error(node, f"np.{name}() takes no keyword arguments in a kernel", KernelCompileError)
         values = [self.expr(a) for a in node.args]
@@ -63,6 +85,10 @@ class UfuncLowering:
             if any(isinstance(v.type, Array) for v in values):
                 raise self.error(node, f"np.{name}() of an array needs an output array in a kernel (numba-cuda "
                                        "cannot allocate one): pass it as the last argument", KernelCompileError)
+            if any(v.type == FLOAT16 for v in values):
+                raise self.error(node, f"np.{name}() of a float16 number cannot be compiled in a kernel (numba-cuda "
+                                       "fails with 'unsupported type for input operand: float16'): convert it to "
+                                       "float32 first, or use the cuda.fp16 functions")
             return self.ufunc_value(name, values, node)
         return self.ufunc_into(name, values[:uf.nin], values[-1], node)
 

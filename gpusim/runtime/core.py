@@ -109,7 +109,15 @@ def _lanes_of(m, a, b):
     if isinstance(a, (ArrayHandle, View)) or isinstance(b, (ArrayHandle, View)):
         raise TypeError("a tuple or record holds a different array per thread: gpusim cannot hold that "
                         "(numba-cuda can); index one array instead")
-    return np.where(m, a, b)
+    return _where(m, a, b)
+
+
+def _where(m, a, b):
+    """``np.where``, except that a uniform result (``m``, ``a`` and ``b`` all numbers: a condition the typing
+    calls per-lane that holds one value at run time, like a variable assigned per lane only later) stays a
+    NumPy number: a lane value is a number or a lane vector, never a 0-d array (``v[lanes]`` fails on one)."""
+    r = np.where(m, a, b)
+    return r if r.ndim else r[()]
 
 
 #: nested calls of recursive device functions a launch allows (each is a few Python frames deep)
@@ -118,7 +126,8 @@ MAX_RECURSION_DEPTH = 200
 
 class Runtime(MemoryAccess, Slicing, Synchronisation, Output):
     def __init__(self, info: LaunchInfo, source_lines, kernel_name: str, observers, max_steps: int,
-                 shared_mem: int, next_array_id: int, max_output_lines: int = 1000):
+                 shared_mem: int, next_array_id: int, max_output_lines: int = 1000, *,
+                 globals_tracked: list[ArrayHandle]):
         self.info = info
         self.kernel = kernel_name
         self.src = source_lines  # callable lineno -> text
@@ -136,7 +145,7 @@ class Runtime(MemoryAccess, Slicing, Synchronisation, Output):
         self.next_id = next_array_id
         self.const_handles: dict[int, ArrayHandle] = {}
         #: the launch's global arrays, whose access records a grid sync clears (``Synchronisation.grid_sync``)
-        self.globals_tracked: list[ArrayHandle] = []
+        self.globals_tracked = list(globals_tracked)
         #: calls of recursive device functions now running, nested (``recurse``)
         self.depth = 0
         self.field_handles: dict[tuple, ArrayHandle] = {}
@@ -225,13 +234,13 @@ class Runtime(MemoryAccess, Slicing, Synchronisation, Output):
             return new
         if isinstance(new, tuple):
             return tuple(_lanes_of(m, a, b) for a, b in zip(new, old))
-        return np.where(m, new, old)
+        return _where(m, new, old)
 
     @staticmethod
     def select(c, a, b):
         if isinstance(a, tuple):
             return tuple(_lanes_of(c, x, y) for x, y in zip(a, b))
-        return np.where(c, a, b)
+        return _where(c, a, b)
 
     convert = staticmethod(convert)
     fma64 = staticmethod(fma64)

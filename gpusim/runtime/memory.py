@@ -9,7 +9,8 @@ within the array the kernel sees; shared data is stored ``(blocks_in_chunk, size
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload, register_jitable
 
 from ..observe.events import ArrayInfo
 from ..observe.races import Shadow
@@ -77,79 +78,170 @@ def local_handle(aid: int, name: str, shape: tuple[int, ...], dtype: np.dtype, l
 
 
 # ---------------------------------------------------------------------------------------------- atomics
+#
+# Each operation's rule, stated once: what a lane stores, given the element's old value, the lane's value and
+# its comparand. The rules are plain functions that numba can also compile (``register_jitable``): the rounds
+# below call them on arrays of lanes (lanes on distinct elements at once), the compiled loops on one lane's
+# numbers. Integer arithmetic wraps in both: NumPy's array arithmetic in the element type, and the loops'
+# stores, which keep the low bits.
 
-OPS = {"add": 0, "sub": 1, "max": 2, "min": 3, "exch": 4, "inc": 5, "dec": 6, "and": 7, "or": 8, "xor": 9,
-       "cas": 10, "nanmax": 11, "nanmin": 12}
+
+def _pick(cond, a, b):
+    """``a`` where ``cond`` holds, else ``b``."""
+    return np.where(cond, a, b)
+
+
+@overload(_pick)
+def _pick_one_lane(cond, a, b):
+    def pick(cond, a, b):
+        return a if cond else b
+    return pick
+
+
+def _number(x, n):
+    """The number ``n`` in ``x``'s element type: so ``old + 1`` of a uint64 stays uint64 (numba computes
+    uint64 +/- int64 in float64, which is wrong above 2^53)."""
+    return x.dtype.type(n)
+
+
+@overload(_number)
+def _number_one_lane(x, n):
+    ty = x
+
+    def number(x, n):
+        return ty(n)
+    return number
+
+
+@register_jitable
+def _add(old, v, c):
+    return old + v
+
+
+@register_jitable
+def _sub(old, v, c):
+    return old - v
+
+
+@register_jitable
+def _max(old, v, c):  # a NaN stored or given changes nothing (numba-cuda's atomic max)
+    return _pick(v > old, v, old)
+
+
+@register_jitable
+def _min(old, v, c):
+    return _pick(v < old, v, old)
+
+
+@register_jitable
+def _exch(old, v, c):
+    return v
+
+
+@register_jitable
+def _inc(old, v, c):  # CUDA's atomicInc: ((old >= val) ? 0 : (old+1))
+    return _pick(old >= v, _number(old, 0), old + _number(old, 1))
+
+
+@register_jitable
+def _dec(old, v, c):  # CUDA's atomicDec: (((old == 0) || (old > val)) ? val : (old-1))
+    return _pick((old == _number(old, 0)) | (old > v), v, old - _number(old, 1))
+
+
+@register_jitable
+def _and(old, v, c):
+    return old & v
+
+
+@register_jitable
+def _or(old, v, c):
+    return old | v
+
+
+@register_jitable
+def _xor(old, v, c):
+    return old ^ v
+
+
+@register_jitable
+def _cas(old, v, c):
+    return _pick(old == c, v, old)
+
+
+@register_jitable
+def _nanmax(old, v, c):  # a NaN stored is replaced, a NaN given is ignored; integers: max
+    return _pick((v > old) | ((old != old) & (v == v)), v, old)
+
+
+@register_jitable
+def _nanmin(old, v, c):
+    return _pick((v < old) | ((old != old) & (v == v)), v, old)
+
+
+#: each operation's rule, by name; its position is the operation's code in the compiled loops
+RULES = {"add": _add, "sub": _sub, "max": _max, "min": _min, "exch": _exch, "inc": _inc, "dec": _dec,
+         "and": _and, "or": _or, "xor": _xor, "cas": _cas, "nanmax": _nanmax, "nanmin": _nanmin}
+OPS = {name: code for code, name in enumerate(RULES)}
+ADD, SUB, MAX, MIN, EXCH, INC, DEC, AND, OR, XOR, CAS, NANMAX, NANMIN = OPS.values()
+#: the rules of integers only (bitwise, and the counters' wrap)
+INTEGER_ONLY = frozenset({"inc", "dec", "and", "or", "xor"})
+
+
+@register_jitable
+def _any_type(op, old, v, c):
+    """The rule of operation code ``op`` on one lane's numbers, for the rules of every element type."""
+    if op == ADD:
+        return _add(old, v, c)
+    if op == SUB:
+        return _sub(old, v, c)
+    if op == MAX:
+        return _max(old, v, c)
+    if op == MIN:
+        return _min(old, v, c)
+    if op == EXCH:
+        return _exch(old, v, c)
+    if op == CAS:
+        return _cas(old, v, c)
+    if op == NANMAX:
+        return _nanmax(old, v, c)
+    return _nanmin(old, v, c)
+
+
+@register_jitable
+def _integer(op, old, v, c):
+    """The same on integers, which have the ``INTEGER_ONLY`` rules too."""
+    if op == INC:
+        return _inc(old, v, c)
+    if op == DEC:
+        return _dec(old, v, c)
+    if op == AND:
+        return _and(old, v, c)
+    if op == OR:
+        return _or(old, v, c)
+    if op == XOR:
+        return _xor(old, v, c)
+    return _any_type(op, old, v, c)
+
+
+def _one_lane(op, old, v, c):
+    """The rule of operation code ``op``, for the compiled loop (``_integer`` or ``_any_type`` by the element
+    type: numba compiles every branch, and floats have no bitwise operators)."""
+    return tuple(RULES.values())[op](old, v, c)
+
+
+@overload(_one_lane)
+def _one_lane_typed(op, old, v, c):
+    return _integer if isinstance(old, types.Integer) else _any_type
 
 
 @njit(cache=True)
-def _atomic_float(data, elems, vals, cmps, op, olds):
+def _atomic_loop(data, elems, vals, cmps, op, olds):
+    """The lanes one at a time, in lane order (``INTEGER_ONLY`` rules on floats are refused before)."""
     for k in range(elems.size):
         e = elems[k]
         old = data[e]
         olds[k] = old
-        v = vals[k]
-        if op == 0:
-            data[e] = old + v
-        elif op == 1:
-            data[e] = old - v
-        elif op == 2:  # max: a NaN stored or given changes nothing (numba-cuda's atomic max)
-            if v > old:
-                data[e] = v
-        elif op == 3:
-            if v < old:
-                data[e] = v
-        elif op == 4:
-            data[e] = v
-        elif op == 10:
-            if old == cmps[k]:
-                data[e] = v
-        elif op == 11:  # nanmax: a NaN stored is replaced, a NaN given is ignored
-            if v > old or (old != old and v == v):
-                data[e] = v
-        elif op == 12:
-            if v < old or (old != old and v == v):
-                data[e] = v
-
-
-@njit(cache=True)
-def _atomic_int(data, elems, vals, cmps, op, olds):
-    for k in range(elems.size):
-        e = elems[k]
-        old = data[e]
-        olds[k] = old
-        v = vals[k]
-        if op == 0:
-            data[e] = old + v
-        elif op == 1:
-            data[e] = old - v
-        elif op == 2:
-            if v > old:
-                data[e] = v
-        elif op == 3:
-            if v < old:
-                data[e] = v
-        elif op == 4:
-            data[e] = v
-        elif op == 5:
-            data[e] = 0 if old >= v else old + 1
-        elif op == 6:
-            data[e] = v if (old == 0 or old > v) else old - 1
-        elif op == 7:
-            data[e] = old & v
-        elif op == 8:
-            data[e] = old | v
-        elif op == 9:
-            data[e] = old ^ v
-        elif op == 10:
-            if old == cmps[k]:
-                data[e] = v
-        elif op == 11:
-            if v > old:
-                data[e] = v
-        elif op == 12:
-            if v < old:
-                data[e] = v
+        data[e] = _one_lane(op, old, vals[k], cmps[k])
 
 
 #: lanes of one atomic that may update one element (so many rounds of ``_atomic_rounds``, about 15 us each)
@@ -158,42 +250,12 @@ def _atomic_int(data, elems, vals, cmps, op, olds):
 MAX_ROUNDS = 256
 
 
-def _updated(op: int, old: np.ndarray, v: np.ndarray, c: np.ndarray) -> np.ndarray:
-    """What ``_atomic_float``/``_atomic_int`` store for each lane, lanes on distinct elements at once (arrays
-    of the element type: integer arithmetic wraps, as the compiled loop's stores do)."""
-    if op == 0:
-        return old + v
-    if op == 1:
-        return old - v
-    if op == 2 or (op == 11 and old.dtype.kind != "f"):
-        return np.where(v > old, v, old)
-    if op == 3 or (op == 12 and old.dtype.kind != "f"):
-        return np.where(v < old, v, old)
-    if op == 4:
-        return v
-    if op == 5:
-        return np.where(old >= v, np.zeros_like(old), old + 1)
-    if op == 6:
-        return np.where((old == 0) | (old > v), v, old - 1)
-    if op == 7:
-        return old & v
-    if op == 8:
-        return old | v
-    if op == 9:
-        return old ^ v
-    if op == 10:
-        return np.where(old == c, v, old)
-    nan_old = (old != old) & (v == v)
-    if op == 11:
-        return np.where((v > old) | nan_old, v, old)
-    return np.where((v < old) | nan_old, v, old)
-
-
-def _atomic_rounds(data: np.ndarray, elems: np.ndarray, vals: np.ndarray, cmps: np.ndarray, op: int,
+def _atomic_rounds(data: np.ndarray, elems: np.ndarray, vals: np.ndarray, cmps: np.ndarray, op: str,
                    olds: np.ndarray, rounds: np.ndarray) -> None:
-    """The compiled loop's result, computed in rounds: round ``r`` applies, at once, the ``r``-th lane (in
-    lane order) of every element that ``r + 1`` or more lanes update; lanes on one element stay in order, and
-    lanes on different elements never meet."""
+    """The compiled loop's result, computed in rounds: round ``r`` applies ``op``'s rule, at once, to the
+    ``r``-th lane (in lane order) of every element that ``r + 1`` or more lanes update; lanes on one element
+    stay in order, and lanes on different elements never meet."""
+    rule = RULES[op]
     by_round = np.argsort(rounds, kind="stable")
     ends = np.cumsum(np.bincount(rounds)) if rounds.size else ()
     start = 0
@@ -203,7 +265,7 @@ def _atomic_rounds(data: np.ndarray, elems: np.ndarray, vals: np.ndarray, cmps: 
         e = elems[k]
         old = data[e]
         olds[k] = old
-        data[e] = _updated(op, old, vals[k], cmps[k])
+        data[e] = rule(old, vals[k], cmps[k])
 
 
 def _rounds(elems: np.ndarray) -> np.ndarray:
@@ -225,20 +287,15 @@ def apply_atomic(op: str, flat: np.ndarray, elems: np.ndarray, vals: np.ndarray,
     cmps = (np.zeros(elems.shape, dt) if cmps is None
             else np.ascontiguousarray(np.broadcast_to(cmps, elems.shape), dtype=dt))
     olds = np.empty(elems.shape, dt)
-    if dt.kind == "f":
-        if OPS[op] in (5, 6, 7, 8, 9):
-            raise TypeError(f"atomic {op} needs an integer array, not {dt}")
-        loop = _atomic_float
-    elif dt.kind in "iu":
-        loop = _atomic_int
-    else:
+    if dt.kind == "f" and op in INTEGER_ONLY:
+        raise TypeError(f"atomic {op} needs an integer array, not {dt}")
+    if dt.kind not in "fiu":
         raise TypeError(f"atomics on {dt} arrays are not supported")
     if dt.itemsize >= 4 or dt.kind != "f":  # float16: the compiled loop's error, as before
         rounds = _rounds(elems)
-        # uint64 inc/dec always: the compiled loop computes old +/- 1 in float64 there (numba's uint64 +/- int64)
-        if rounds.size == 0 or rounds.max() < MAX_ROUNDS or (dt == np.uint64 and op in ("inc", "dec")):
+        if rounds.size == 0 or rounds.max() < MAX_ROUNDS:
             with np.errstate(all="ignore"):  # inf - inf and the like: the compiled loop is silent too
-                _atomic_rounds(flat, elems, vals, cmps, OPS[op], olds, rounds)
+                _atomic_rounds(flat, elems, vals, cmps, op, olds, rounds)
             return olds
-    loop(flat, elems, vals, cmps, OPS[op], olds)
+    _atomic_loop(flat, elems, vals, cmps, OPS[op], olds)
     return olds

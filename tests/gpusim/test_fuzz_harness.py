@@ -104,6 +104,44 @@ def test_the_watchdog_reports_hangs_and_crashes_and_goes_on():
     assert got[2].label == "crash:exit3" and got[0].label == "ok"
 
 
+def _busy(seconds: float) -> str:
+    return f"import time\n_t = time.process_time()\nwhile time.process_time() - _t < {seconds}:\n    pass\n"
+
+
+@pytest.mark.slow
+def test_the_watchdog_counts_the_cases_own_time_not_the_time_it_waits_for_a_cpu():
+    """On one CPU shared with three busy processes, a case of 1 s of CPU takes about 4 s of wall time: past a
+    2 s watchdog's wall clock, but not a hang; an endless loop and a sleep still are, after 2 s of their own."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    cpu = {min(os.sched_getaffinity(0))}
+    slow = _kernel("out[0] = 1.0").with_(seed=1)
+    slow = slow.with_(source=_busy(1.0) + slow.source)
+    endless = Case("kernel", "test", 2, source="while True:\n    pass\n", args=ARGS)
+    asleep = Case("kernel", "test", 3, source="import time\ntime.sleep(600)\n", args=ARGS)
+    with Pool(workers=1, timeout=2) as pool:
+        os.sched_setaffinity(pool.servers[0].pid, cpu)           # its children inherit the one CPU
+        assert [o.label for _, o in pool.run([_kernel("out[0] = 1.0")])] == ["ok"]   # started, unloaded
+        load = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(3)]
+        try:
+            for p in load:
+                os.sched_setaffinity(p.pid, cpu)
+            started = time.monotonic()
+            got = {case.seed: outcome for case, outcome in pool.run([slow, endless, asleep])}
+            loaded_for = time.monotonic() - started
+        finally:
+            for p in load:
+                p.kill()
+                p.wait()
+    assert got[1].label == "ok" and got[1].seconds > 2.0, (got[1].label, got[1].seconds)   # the wall clock passed
+    assert got[2].label == "hang" and got[2].seconds > 2.0 and "own time" in got[2].detail
+    assert got[3].label == "hang" and got[3].seconds < 6.0      # asleep is not waiting for a CPU: 2 s and a bit
+    assert loaded_for < 60
+
+
 def test_the_reducer_keeps_the_finding_and_drops_the_rest():
     source = "\n".join(["from numba import cuda", "", "", "@cuda.jit", "def kern(out):", "    t = 1",
                         "    if t > 0:", "        t = 2", "    x = 1.0", "    out[0] = x"])
