@@ -142,7 +142,8 @@ def _instrumentation(trace: Any) -> list:
 
 def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_mem: int = 0, *,
            instrument: bool = True, trace: Any = True, max_steps: int | None = None,
-           observers: list | None = None, max_output_lines: int = DEFAULT_MAX_OUTPUT_LINES) -> LaunchReport:
+           observers: list | None = None, max_output_lines: int = DEFAULT_MAX_OUTPUT_LINES,
+           backend: str = "auto") -> LaunchReport:
     """Run ``kernel`` over ``grid`` x ``block`` threads on the CPU and report what happened.
 
     ``kernel`` is a function, a ``@cuda.jit`` dispatcher, or an IR ``Module`` from
@@ -152,6 +153,10 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     never raised (``report.raise_for_faults()`` raises the first). What the kernel prints is in
     ``report.output`` (at most ``max_output_lines`` lines). Compile errors raise ``KernelCompileError``; a
     malformed launch raises ``LaunchError``.
+
+    ``backend``: "lanes" (NumPy lane vectors), "compiled" (numba-compiled loops, ``gpusim.backends.compiled``:
+    the same results, much faster on large launches, a compile the first time) or "auto" (compiled when its
+    code is cached or the launch is large, else lanes).
     """
     t0 = time.perf_counter()
     g = _dims(grid, "grid")
@@ -196,6 +201,13 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         comp = compile_kernel(func, instrument=instrument, signature=signature)
     module = comp.module
     info = LaunchInfo(comp.name, module.filename, g, b, int(shared_mem))
+    if backend != "lanes":
+        from .backends.compiled import entry
+
+        ck = entry.choose(backend, module, args, info.num_threads, instrument, trace, observers)
+        if ck is not None:
+            return entry.run(ck, info, args, names, max_steps or DEFAULT_MAX_STEPS, trace, _instrumentation,
+                             CHUNK_LANES, t0)
     handles: dict[int, ArrayHandle] = {}
     call_args = []
     address = 0x7000_0000
@@ -279,12 +291,15 @@ def _record_error(rt: Runtime, comp: Compiled, e: Exception) -> None:
     rt.record(f, line, None, None, None)
 
 
+_LAUNCH_OPTIONS = ("instrument", "trace", "max_steps", "max_output_lines", "backend")
+
+
 class _Configured:
     def __init__(self, kernel: Any, grid: Any, block: Any, shared_mem: int):
         self.kernel, self.grid, self.block, self.shared_mem = kernel, grid, block, shared_mem
 
     def __call__(self, *args: Any) -> None:
-        report = launch(self.kernel.py_func, self.grid, self.block, args, self.shared_mem)
+        report = launch(self.kernel.py_func, self.grid, self.block, args, self.shared_mem, **self.kernel.options)
         self.kernel.last_report = report
         for rec in report.output:  # a kernel's print() reaches stdout, as on a GPU
             print(rec.text)
@@ -296,7 +311,9 @@ class _Configured:
 class Kernel:
     """``gpusim.jit(fn)``: launch with ``kernel[grid, block](*args)`` as in numba; raises the first fault."""
 
-    def __init__(self, func: Any):
+    def __init__(self, func: Any, **options: Any):
+        # launch() keywords for every launch (backend=, instrument=, max_steps=, ...); numba's own are ignored
+        self.options = {k: v for k, v in options.items() if k in _LAUNCH_OPTIONS}
         self.py_func = _py_func(func)
         self.__name__ = self.py_func.__name__
         self.__doc__ = self.py_func.__doc__
@@ -313,10 +330,11 @@ class Kernel:
 
 
 def jit(func: Any = None, **options: Any) -> Any:
-    """Decorator or function: ``gpusim.jit(kernel)`` or ``@gpusim.jit``."""
+    """Decorator or function: ``gpusim.jit(kernel)`` or ``@gpusim.jit``; ``options`` are ``launch`` keywords
+    for every launch (``gpusim.jit(kernel, backend="compiled")``)."""
     if func is None:
-        return lambda f: Kernel(f)
-    return Kernel(func)
+        return lambda f: Kernel(f, **options)
+    return Kernel(func, **options)
 
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 3000))
