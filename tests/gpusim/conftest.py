@@ -15,3 +15,47 @@ def no_back_end(monkeypatch):
         raise AssertionError("the back end ran for a kernel the front end should have rejected")
 
     monkeypatch.setattr(importlib.import_module("gpusim.launch"), "generate", refuse)
+
+
+@pytest.fixture(autouse=True)
+def compiled_shadow(monkeypatch):
+    """With ``GPUSIM_SHADOW_COMPILED=1``, every launch of these tests also runs on the compiled back end (on
+    copies of its arrays) and must give an identical report: the engine's own tests as a differential suite
+    (``test_compiled_differential.test_the_engine_tests_run_identically_in_shadow_mode``). Launches the
+    compiled back end does not translate (or with custom observers) run on the lanes back end only."""
+    import os
+
+    if os.environ.get("GPUSIM_SHADOW_COMPILED") != "1":
+        yield
+        return
+    import sys
+
+    import numpy as np
+    from backend_compare import report_differences, same_array
+
+    import gpusim
+
+    module = sys.modules["gpusim.launch"]
+    orig = module.launch
+
+    def shadow(kernel, grid, block, args=(), shared_mem=0, **kw):
+        if kw.get("backend", "auto") != "auto" or kw.get("observers"):
+            return orig(kernel, grid, block, args, shared_mem, **kw)
+        args = list(args)
+        copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        ra = orig(kernel, grid, block, args, shared_mem, **dict(kw, backend="lanes"))
+        try:
+            rb = orig(kernel, grid, block, copies, shared_mem, **dict(kw, backend="compiled"))
+        except gpusim.LaunchError as e:
+            if "compiled back end" in str(e):
+                return ra
+            raise
+        diffs = report_differences(ra, rb)
+        diffs += [f"argument {k} differs" for k, (x, y) in enumerate(zip(args, copies))
+                  if isinstance(x, np.ndarray) and not same_array(x, y)]
+        assert not diffs, "the compiled back end differs:\n" + "\n".join(diffs)
+        return ra
+
+    monkeypatch.setattr(module, "launch", shadow)
+    monkeypatch.setattr(gpusim, "launch", shadow)
+    yield

@@ -38,6 +38,7 @@ from .layout import (
     SHUFFLE_KINDS,
     WHAT,
 )
+from .naming import clean as _clean
 from .values import CTOR, NUMPY_INTRINSICS, NotCompiled, ctor, zero
 
 COMMON_ARGS = ("G", "I", "RS", "EV", "EL", "FL", "FLT", "SHB", "REG", "ALOG", "tx_", "ty_", "tz_", "ln_", "lml_",
@@ -180,19 +181,25 @@ class ChunkOps:
             return
         out = a["outs"][0]
         if what == "shuffle":
+            # a value the lanes back end holds as a NumPy scalar comes back unchanged, unchecked
             rs = lanes_scalar(e.value, self.state_of)
             if rs is True:
                 L(f"{out}_a[:N] = {ins['value']}[:N]")
                 return
-            if rs is not False:
-                raise NotCompiled("a shuffle of a value that is sometimes uniform is not compiled")
             kid = SHUFFLE_KINDS.index(e.kind)
             key_src = self.fault_key("BarrierDivergence", line, None, ("source",))
+            if rs is not False:
+                L(f"if {rs}:")
+                L(f"    {out}_a[:N] = {ins['value']}[:N]")
+                L("else:")
+                self.indent += 1
             L(f"X.shuffle_src({kid}, {ins['lane']}.ctypes, N, T, wsrc_.ctypes)")
             L("if not new_:")
             L(f"    X.shuffle_check(DESC.ctypes, {gm}.ctypes, dn0.ctypes, wsrc_.ctypes, N, {kid}, {key_src}, b0)")
             L("for l in range(N):")
             L(f"    {out}_a[l] = {ins['value']}[wsrc_[l]]")
+            if rs is not False:
+                self.indent -= 1
             return
         L(f"X.in_mask({gm}.ctypes, {ins['mask']}.ctypes, N, T, wpart_.ctypes)")
         if what == "vote":
@@ -203,6 +210,26 @@ class ChunkOps:
                 L(f"X.vote({kind}, wpart_.ctypes, {ins['predicate']}.ctypes, N, T, wi32_.ctypes, {out}_a.ctypes)")
         else:
             self.match_code(e, ins["value"], out, a["outs"][1] if len(a["outs"]) > 1 else None)
+
+    def param_bindings(self) -> list[str]:
+        """The kernel's scalar arguments, bound at the start of every chunk (as the lanes back end calls the
+        kernel function anew): a GRID local, or a lane local holding the same value in every lane."""
+        out = []
+        fn = self.module.entry
+        for i, name in self.scalar_params:
+            p = fn.params[i]
+            key = f"{_clean(p.name)}__{p.type}"
+            if fn.var_uni.get(p.name, Uni.GRID) == Uni.GRID:
+                self.grid_vars[f"g_{key}"] = p.type
+                out.append(f"g_{key} = {name}")
+                out.append(f"A_{_clean(p.name)}__x = True")
+                self.grid_vars[f"A_{_clean(p.name)}__x"] = Scalar("bool")
+            else:
+                self.lane_arrays[f"v_{key}"] = p.type
+                out.append(f"v_{key}[:N] = {name}")
+                out.append(f"S_{_clean(p.name)} = 1")
+                self.states.add(f"S_{_clean(p.name)}")
+        return out
 
     def match_code(self, e, value: str, out: str, ok: str | None) -> None:
         """``match_any_sync``/``match_all_sync`` over the participating lanes (``wpart_``) of each warp."""
@@ -343,6 +370,7 @@ class ChunkOps:
     # -- the module ---------------------------------------------------------------------------------------
     def module_text(self) -> str:
         body = self.lines[self.body_start:]
+        bindings = self.param_bindings()
         launch: list[str] = []
         A = launch.append
         A(f"    T = G[{G_T}]")
@@ -387,6 +415,8 @@ class ChunkOps:
             C(f"        {name} = {zero(t)}")
         for m in sorted(self.mk):
             C(f"        {m} = False")
+        for line in bindings:
+            C("        " + line)
         C("        for once_ in range(1):")
         args = list(COMMON_ARGS)
         for slot in self.slots:

@@ -22,6 +22,7 @@ from .analysis import lanes_scalar, maybe_unassigned
 from .chunkops import ChunkOps
 from .flatten import ArrayRef, Flattener, Op, Site
 from .layout import FK_TIMEOUT, FK_ZEROSTEP, I_ABORT, I_ALOG, I_STATIC, I_STEPS
+from .naming import clean as _clean
 from .regions import RegionEmitter
 from .slots import Slot
 from .values import NotCompiled, ctor
@@ -51,9 +52,6 @@ class Inst:
     rv: str | None = None             # the return value's storage
     rv_grid: bool = False
 
-
-def _clean(name: str) -> str:
-    return "".join(c if c.isalnum() or c == "_" else "_" for c in name.replace("$", "S_"))
 
 
 class KernelGen(Flattener, RegionEmitter, ChunkOps):
@@ -219,6 +217,14 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
         self.emit_op(Op("assign", line, None, t, "", None, args={
             "name": name, "t": t, "value": value, "temp": temp or not self.cur_ctx.partial, "state": state,
             "rs": rs}))
+
+    def lanes_scalar_all(self, nodes) -> object:
+        """Are all of ``nodes`` NumPy scalars in the lanes back end (an index its ``_locate`` calls uniform)?"""
+        from .analysis import both
+        r = True
+        for n in nodes:
+            r = both(r, lanes_scalar(n, self.state_of))
+        return r
 
     def state_of(self, name: str):
         if self.level(name) == Uni.GRID:

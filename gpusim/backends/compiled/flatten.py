@@ -87,6 +87,8 @@ class Op:
 def _texts(v) -> list[str]:
     if isinstance(v, str):
         return [v]
+    if isinstance(v, dict):
+        return _texts(list(v.values()))
     if isinstance(v, (list, tuple)):
         out = []
         for x in v:

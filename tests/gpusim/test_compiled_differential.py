@@ -1,0 +1,198 @@
+"""The compiled back end against the lanes back end: every launch through both must give identical outputs,
+faults (kind, message, block, thread, line, count, order), metrics, counts, flops, phase trace and arrays.
+
+What runs through both:
+
+* every reference solution and every plausible wrong solution (``tests/puzzles/wrong``), on every case of its
+  puzzle — wrong solutions bring out-of-bounds accesses, races, divergent barriers and uninitialised reads;
+* the random-kernel generator of ``test_lanes_random.py`` (divergent ifs and loops, break/continue/return
+  taken by some threads, short circuits, a device function with returns inside a loop);
+* the benchmark kernels and the kernels numba's simulator is checked against (``diff_kernels.py``).
+
+numba's compile time counts, so compiled kernels are shared through one disk cache per test session
+(``compiled_cache``), and only a handful of files run by default; the rest is marked slow.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+from backend_compare import report_differences, same_array
+from hypothesis import HealthCheck, given, note, settings
+from hypothesis import strategies as st
+
+import gpusim
+
+ROOT = Path(__file__).resolve().parents[2]
+#: the files that run without --slow: one per feature the compiled back end translates
+FAST = ("map", "shared", "shared__no_barrier", "dot_product", "guard__off_by_one", "warp_reduce", "histogram",
+        "blocks__thread_index_only")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compiled_cache(tmp_path_factory):
+    """One disk cache for the session's compiled kernels (each compiles once, whichever test asks first)."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("GPUSIM_CACHE_DIR", str(tmp_path_factory.mktemp("gpusim_compiled")))
+    yield
+    mp.undo()
+
+
+def _load(path: Path):
+    spec = importlib.util.spec_from_file_location(f"differential_{path.stem}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def both(kernel, grid, block, args, shared_mem=0, **kw):
+    """Launch through both back ends on copies of ``args``; fail with every difference."""
+    a = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
+    b = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
+    ra = gpusim.launch(kernel, grid, block, a, shared_mem, backend="lanes", **kw)
+    rb = gpusim.launch(kernel, grid, block, b, shared_mem, backend="compiled", **kw)
+    diffs = report_differences(ra, rb)
+    for k, (x, y) in enumerate(zip(a, b)):
+        if isinstance(x, np.ndarray) and not same_array(x, y):
+            diffs.append(f"argument {k} differs")
+    assert not diffs, "\n".join(diffs)
+    assert rb.extra.get("backend") == "compiled"
+    return ra, rb, a
+
+
+def _files():
+    from puzzles.registry import all_puzzles
+
+    out = []
+    for p in all_puzzles():
+        out.append((p, ROOT / "solutions" / p.solution_file))
+        out += [(p, w) for w in sorted((ROOT / "tests" / "puzzles" / "wrong").glob(p.solution_file[:-3] + "__*.py"))]
+    return out
+
+
+FILES = _files()
+PARAMS = [pytest.param(p, path, id=path.stem, marks=() if path.stem in FAST else pytest.mark.slow)
+          for p, path in FILES]
+
+
+@pytest.mark.parametrize("puzzle, path", PARAMS)
+def test_every_solution_runs_identically_on_both_back_ends(puzzle, path):
+    mod = _load(path)
+    for case in puzzle.make_cases():
+        bufs = {k: copy.deepcopy(v) for k, v in case.buffers.items()}
+        for step in case.steps:
+            args = [bufs[a] for a in step.args]
+            ra, _, outs = both(getattr(mod, step.kernel), step.grid, step.block, args, step.shared_mem,
+                               max_steps=100_000)
+            for name, new in zip(step.args, outs):  # the case's next step reads what this one wrote
+                if isinstance(new, np.ndarray):
+                    bufs[name][...] = new
+            if ra.faults:
+                break
+
+
+# ---------------------------------------------------------------------------------------------- random kernels
+
+_names = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("compiled_random_kernels")
+
+
+def _random_case(folder, source):
+    name = f"compiled_random_{next(_names)}"
+    path = folder / f"{name}.py"
+    path.write_text(source)
+    return _load(path)
+
+
+@pytest.mark.slow
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(data=st.data(), geometry=st.sampled_from([(1, 48), (3, 16), (2, 24), (48, 1), (1, 40)]))
+def test_random_kernels_run_identically_on_both_back_ends(folder, data, geometry):
+    from test_lanes_random import N_IN, kernels
+
+    source = data.draw(kernels())
+    note(source)
+    mod = _random_case(folder, source)
+    grid, block = geometry
+    a = (np.arange(N_IN) * 37 % 23 - 5).astype(np.int64)
+    out = np.full((grid * block, 6), -1, np.int64)
+    both(mod.kern, grid, block, (a, out), max_steps=100_000)
+
+
+RANDOM_FAST = '''from numba import cuda
+
+
+def dev(v, lo):
+    if v < lo:
+        return lo
+    for t in range(3):
+        if v % 3 == t:
+            return v + t
+    return v
+
+
+def kern(a, out):
+    i = cuda.grid(1)
+    x = a[i % 64]
+    y = i % 7
+    z = 3
+    for k0 in range(x % 5):
+        if (y > k0) and (dev(x, y) % 2 == 0):
+            z += dev(z, k0) % 1009
+            continue
+        w1 = 0
+        while w1 < 4 and x < 30:
+            w1 += 1
+            x = (x * 3 + 1) % 1009
+            if x % 5 == 1:
+                break
+        if i % 11 == 3:
+            return
+        y = (y if x > y else z) % 1009
+    out[i, 0] = x
+    out[i, 1] = y
+    out[i, 2] = z
+    out[i, 3] = min(x, y) // 3 - (z % 4)
+'''
+
+
+def test_a_kernel_of_the_random_generator_runs_identically(folder):
+    """Divergent loops with break/continue/return, short circuits, a device function returning in a loop."""
+    mod = _random_case(folder, RANDOM_FAST)
+    a = (np.arange(64) * 37 % 23 - 5).astype(np.int64)
+    for grid, block in ((3, 16), (1, 40)):
+        out = np.full((grid * block, 6), -1, np.int64)
+        both(mod.kern, grid, block, (a, out), max_steps=100_000)
+
+
+# ---------------------------------------------------------------------------------------------- other kernels
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, size", [("map", 1 << 14), ("block_sum", 1 << 12), ("matmul", 32)])
+def test_benchmark_kernels_run_identically(name, size):
+    from benchmarks.cases import CASES
+
+    kern, grid, block, args = CASES[name](size)
+    both(kern, grid, block, args)
+
+
+@pytest.mark.slow
+def test_the_kernels_checked_against_numbas_simulator_run_identically():
+    import diff_kernels as dk
+
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(300)
+    both(dk.map_kernel, 3, 128, (a, np.zeros(300)))
+    both(dk.zip_guard, 4, 100, (a, a[::-1].copy(), np.float64(2.5), 300, np.zeros(300)))
+    m = rng.standard_normal((9, 11))
+    both(dk.map_2d, (3, 3), (4, 4), (m, np.zeros_like(m)))
+    both(dk.block_sum, 3, 128, (a, np.zeros(3)))
