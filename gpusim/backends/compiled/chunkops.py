@@ -12,7 +12,7 @@ from ...ir.nodes import Uni
 from ...ir.types import BOOL, Scalar, Tuple
 from .analysis import lanes_scalar, maybe_unassigned
 from .external import desc_index
-from .flatten import Op
+from .flatten import ArrayRef, Op
 from .layout import (
     FK_NONE,
     FK_TRAP,
@@ -39,7 +39,8 @@ from .layout import (
     WHAT,
 )
 from .naming import clean as _clean
-from .values import CTOR, NUMPY_INTRINSICS, NotCompiled, ctor, zero
+from .rt_math import DTYPES, NAMES
+from .values import CTOR, NotCompiled, ctor, zero
 
 COMMON_ARGS = ("G", "I", "RS", "EV", "EL", "FL", "FLT", "SHB", "REG", "ALOG", "tx_", "ty_", "tz_", "ln_", "lml_",
                "lb_", "ALL_", "gw_", "present_", "DESC")
@@ -129,21 +130,18 @@ class ChunkOps:
         a = op.args
         t = a["type"]
         res_t = t.items[0] if isinstance(t, Tuple) else t
-        dt = self.dtype_const(a["arg_types"][0] if isinstance(t, Tuple) else t)
-        ins = []
-        for v, scalar in zip(a["ins"], a["scalars"]):
-            arr = self.arr(v)
-            ins.append(f"{arr}[0]" if scalar else f"{arr}[:N]")
-        code = NUMPY_INTRINSICS[a["name"]].format(*ins, dt=dt)
-        L("with objmode():")
-        self.indent += 1
-        L(f"r_ = {code}")
-        if len(a["outs"]) == 1:
-            L(f"{a['outs'][0]}_a[:N] = r_")
-        else:
-            for k, o in enumerate(a["outs"]):
-                L(f"{o}_a[:N] = r_[{k}]")
-        self.indent -= 1
+
+        ins = [self.arr(v) for v in a["ins"]]
+        scal = [1 if sc else 0 for sc in a["scalars"]]
+        if len(ins) == 1:
+            ins.append(ins[0])
+            scal.append(scal[0])
+        outs = [f"{o}_a" for o in a["outs"]]
+        if len(outs) == 1:
+            outs.append(outs[0])
+        dtn = (a["arg_types"][0] if isinstance(t, Tuple) else t).name
+        L(f"R_M.math_call({NAMES.index(a['name'])}, N, {ins[0]}, {scal[0]}, {ins[1]}, {scal[1]}, {outs[0]}, "
+          f"{outs[1]}, {DTYPES.index(dtn)})")
         if a["flop"]:
             fo, fd = FLOP_OPS.index(a["flop"]), FLOP_DTYPES.index(res_t.name)
             L(f"FL[{fo}, {fd}] += X.count_lanes({gm}.ctypes, N)")
@@ -260,8 +258,44 @@ class ChunkOps:
         self.indent -= 1
 
     # -- calls ------------------------------------------------------------------------------------------------
+    @staticmethod
+    def straight(fn: N.Function) -> bool:
+        """A device function that is assignments and one final unconditional ``return``: inlined as
+        expressions (its locals are values of the caller's lane loop), not as a call."""
+        body = fn.body
+        if not body or not isinstance(body[-1], N.Return) or body[-1].uni > Uni.GRID:
+            return False
+        return all(isinstance(s, N.Assign) for s in body[:-1]) and not maybe_unassigned(fn)
+
+    def inline_call(self, fn: N.Function, values: list, g: str | None):
+        from .codegen import Inst
+
+        caller = self.inst
+        self.n_inst += 1
+        env = {}
+        arrays = {}
+        for p, v in zip(fn.params, values):
+            if isinstance(v, ArrayRef):
+                arrays[p.name] = v.slot
+            else:
+                env[p.name] = v
+        self.inst = Inst(fn, f"f{self.n_inst}_", False, arrays, caller.done, False, set(), env=env)
+        try:
+            for s in fn.body[:-1]:
+                v = self.expr(s.value, g)
+                if isinstance(v, ArrayRef):
+                    arrays[s.target] = v.slot
+                else:
+                    env[s.target] = v
+            ret = fn.body[-1].value
+            return self.expr(ret, g) if ret is not None else zero(Scalar("int64"))
+        finally:
+            self.inst = caller
+
     def call(self, e: N.Call, g: str | None):
         fn = self.module.functions[e.function]
+        if self.straight(fn):
+            return self.inline_call(fn, [self.expr(a, g) for a in e.args], g)
         args = []
         for a, p in zip(e.args, fn.params):
             v = self.expr(a, g)
@@ -430,6 +464,7 @@ class ChunkOps:
         sig = ", ".join(args + list(GROWN))
         out = ["import numpy as np", "from numba import njit, objmode", "",
                "from gpusim.backends.compiled import external as X", "from gpusim.backends.compiled import rtlib as R",
+               "from gpusim.backends.compiled import rt_math as R_M",
                "from gpusim.runtime import intrinsics as ix", ""]
         for name in sorted(self.dtypes):
             out.append(f"_DT_{name} = np.dtype({name!r})")

@@ -51,6 +51,7 @@ class Inst:
     exit_flag: str | None = None      # an inlined function's GRID return: set, then leave its loops
     rv: str | None = None             # the return value's storage
     rv_grid: bool = False
+    env: dict | None = None           # an expression-inlined function: its locals' values
 
 
 
@@ -185,6 +186,8 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
         return s
 
     def var_code(self, e: N.Var):
+        if self.inst.env is not None and e.name in self.inst.env:
+            return self.inst.env[e.name]
         if e.name in self.inst.arrays:
             return ArrayRef(self.inst.arrays[e.name])
         t = e.type
@@ -302,7 +305,7 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
             # keep the lanes back end's order: the chunk operations run, then the value is read from lane 0
             name = self.temp(t)
             ops.append(Op("val", e.line, name, t, v))
-            self.emit_ops(ops, ctx.mask)
+            self.emit_ops(ops, ctx.mask, keep=(name,))
             self.lane_array(f"{name}_a", t)
             self.line(f"{out} = {name}_a[0]")
             return out

@@ -65,7 +65,7 @@ class RegionEmitter:
             out.append(cur)
         return out
 
-    def emit_ops(self, ops: list[Op], mask: str) -> None:
+    def emit_ops(self, ops: list[Op], mask: str, keep: tuple[str, ...] = ()) -> None:
         """Emit a batch of operations executed under chunk mask ``mask``."""
         if not ops:
             return
@@ -77,7 +77,7 @@ class RegionEmitter:
                     where[op.dst] = k
                 for o in op.args.get("outs", []):
                     where[o] = k
-        arrays: set[str] = set()
+        arrays: set[str] = set(keep)
         for k, part in enumerate(parts):
             for op in ([part] if isinstance(part, Op) else part):
                 for t in op.reads():

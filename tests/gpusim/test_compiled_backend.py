@@ -1,0 +1,194 @@
+"""Choosing a back end, the compiled back end's disk cache, and what it says when it cannot run a kernel."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from simkit import load_module
+
+import gpusim
+from gpusim import LaunchError, Observer
+from gpusim.backends.compiled import driver, entry
+
+ROOT = Path(__file__).resolve().parents[2]
+
+MAP = """
+    from numba import cuda
+
+    @cuda.jit
+    def add_one(a, out):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[i] = a[i] + 1
+"""
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("GPUSIM_CACHE_DIR", str(folder))
+    return folder
+
+
+def test_compiled_launch_computes_the_kernel_and_says_which_back_end_ran(tmp_path, cache):
+    mod = load_module(tmp_path, MAP)
+    a = np.arange(100, dtype=np.float32)
+    out = np.zeros_like(a)
+    report = gpusim.launch(mod.add_one, 2, 64, (a, out), backend="compiled")
+    np.testing.assert_array_equal(out, a + 1)
+    assert report.extra["backend"] == "compiled" and not report.faults
+    assert list(cache.glob("k_*.py")), "the generated source is in the cache folder"
+
+
+def test_auto_runs_small_launches_on_the_lanes_back_end_without_generating_code(tmp_path, cache, monkeypatch):
+    mod = load_module(tmp_path, MAP)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("auto generated compiled code for a small launch with nothing cached")
+
+    monkeypatch.setattr(entry, "generate", refuse)
+    a = np.arange(100, dtype=np.float32)
+    out = np.zeros_like(a)
+    report = gpusim.launch(mod.add_one, 2, 64, (a, out))
+    np.testing.assert_array_equal(out, a + 1)
+    assert "backend" not in report.extra
+    assert not list(cache.glob("k_*")), "nothing was written to the compiled cache"
+
+
+def test_auto_runs_compiled_once_the_kernel_is_compiled_in_this_process(tmp_path, cache):
+    mod = load_module(tmp_path, MAP)
+    a = np.arange(100, dtype=np.float32)
+    gpusim.launch(mod.add_one, 2, 64, (a, np.zeros_like(a)), backend="compiled")
+    out = np.zeros_like(a)
+    report = gpusim.launch(mod.add_one, 2, 64, (a, out))
+    assert report.extra.get("backend") == "compiled"
+    np.testing.assert_array_equal(out, a + 1)
+
+
+def test_auto_starts_a_compile_for_a_large_cold_launch(tmp_path, cache, monkeypatch):
+    mod = load_module(tmp_path, MAP)
+    monkeypatch.setattr(entry, "AUTO_COLD_THREADS", 1024)
+    a = np.arange(2048, dtype=np.float32)
+    out = np.zeros_like(a)
+    assert gpusim.launch(mod.add_one, 8, 256, (a, out)).extra.get("backend") == "compiled"
+    np.testing.assert_array_equal(out, a + 1)
+
+
+def test_a_construct_that_is_not_compiled_is_named_and_auto_falls_back(tmp_path, cache):
+    mod = load_module(tmp_path, """
+        from numba import cuda
+
+        @cuda.jit
+        def talk(out):
+            i = cuda.grid(1)
+            print("thread", i)
+            out[i] = i
+    """)
+    out = np.zeros(64, np.int64)
+    with pytest.raises(LaunchError, match=r"compiled back end cannot run kernel 'talk' yet: print\(\) is not"):
+        gpusim.launch(mod.talk, 1, 64, (out,), backend="compiled")
+    report = gpusim.launch(mod.talk, 1, 64, (out,), backend="auto")
+    assert len(report.output) == 64 and "backend" not in report.extra
+
+
+def test_custom_observers_and_the_full_trace_stay_on_the_lanes_back_end(tmp_path, cache):
+    mod = load_module(tmp_path, MAP)
+    a = np.arange(64, dtype=np.float32)
+
+    class Counter(Observer):
+        seen = 0
+
+        def on_access(self, ev):
+            Counter.seen += 1
+
+    with pytest.raises(LaunchError, match="custom observers"):
+        gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), observers=[Counter()], backend="compiled")
+    with pytest.raises(LaunchError, match="trace='full'"):
+        gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), trace="full", backend="compiled")
+    gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), observers=[Counter()])
+    assert Counter.seen == 2
+
+
+def test_an_unknown_back_end_is_a_launch_error(tmp_path):
+    mod = load_module(tmp_path, MAP)
+    a = np.arange(4, dtype=np.float32)
+    with pytest.raises(LaunchError, match="backend must be one of 'auto', 'lanes', 'compiled'"):
+        gpusim.launch(mod.add_one, 1, 4, (a, np.zeros_like(a)), backend="gpu")
+
+
+def test_jit_passes_its_launch_options_to_every_launch(tmp_path, cache):
+    mod = load_module(tmp_path, MAP)
+    k = gpusim.jit(mod.add_one, backend="compiled", device=False)
+    a = np.arange(10, dtype=np.float32)
+    out = np.zeros_like(a)
+    k[1, 32](a, out)
+    assert k.last_report.extra["backend"] == "compiled"
+    np.testing.assert_array_equal(out, a + 1)
+
+
+def test_the_same_kernel_on_other_argument_types_or_aliasing_is_another_specialisation(tmp_path, cache):
+    mod = load_module(tmp_path, MAP)
+    a = np.arange(64, dtype=np.float32)
+    gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), backend="compiled")
+    b = np.arange(64, dtype=np.int64)
+    out = np.zeros(64, np.int64)
+    gpusim.launch(mod.add_one, 1, 64, (b, out), backend="compiled")
+    np.testing.assert_array_equal(out, b + 1)
+    same = np.arange(64, dtype=np.float64)
+    gpusim.launch(mod.add_one, 1, 64, (same, same), backend="compiled")   # one array passed twice
+    np.testing.assert_array_equal(same, np.arange(64) + 1)
+    assert len(list(cache.glob("k_*.py"))) == 3
+
+
+_SECOND = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import importlib.util
+import numpy as np
+import gpusim
+spec = importlib.util.spec_from_file_location("cached_kernel", sys.argv[2])
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+a = np.arange(100, dtype=np.float32)
+out = np.zeros_like(a)
+r = gpusim.launch(mod.add_one, 2, 64, (a, out), backend="compiled")
+from gpusim.backends.compiled.driver import _kernels
+ck = next(iter(next(iter(_kernels.values())).values()))
+stats = ck.run.stats
+print(json.dumps({"ok": bool((out == a + 1).all()), "hits": {str(k): v for k, v in stats.cache_hits.items()}, "misses": {str(k): v for k, v in stats.cache_misses.items()}}))
+"""
+
+
+def test_a_second_process_loads_the_compiled_kernel_from_the_disk_cache(tmp_path, cache):
+    path = tmp_path / "cached_kernel.py"
+    path.write_text(textwrap.dedent(MAP))
+    env = dict(os.environ, GPUSIM_CACHE_DIR=str(cache))
+    runs = []
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", _SECOND, str(ROOT), str(path)], capture_output=True, text=True,
+                             env=env, timeout=900)
+        assert out.returncode == 0, out.stderr[-3000:]
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    assert runs[0]["ok"] and runs[1]["ok"]
+    assert sum(runs[0]["misses"].values()) == 1 and not runs[0]["hits"]
+    assert sum(runs[1]["hits"].values()) == 1 and not runs[1]["misses"], "the second process compiled again"
+
+
+def test_the_cache_folder_follows_xdg_cache_home(monkeypatch, tmp_path):
+    from gpusim.backends.compiled.cache import cache_dir
+
+    monkeypatch.delenv("GPUSIM_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert cache_dir() == tmp_path / "gpusim" / "compiled"
+    monkeypatch.setenv("GPUSIM_CACHE_DIR", str(tmp_path / "mine"))
+    assert cache_dir() == tmp_path / "mine"
+
+
+_ = driver
