@@ -162,7 +162,9 @@ r = gpusim.launch(mod.add_one, 2, 64, (a, out), backend="compiled")
 from gpusim.backends.compiled.driver import _kernels
 ck = next(iter(next(iter(_kernels.values())).values()))
 stats = ck.run.stats
-print(json.dumps({"ok": bool((out == a + 1).all()), "hits": {str(k): v for k, v in stats.cache_hits.items()}, "misses": {str(k): v for k, v in stats.cache_misses.items()}}))
+hits = {str(k): v for k, v in stats.cache_hits.items()}
+misses = {str(k): v for k, v in stats.cache_misses.items()}
+print(json.dumps({"ok": bool((out == a + 1).all()), "hits": hits, "misses": misses}))
 """
 
 
