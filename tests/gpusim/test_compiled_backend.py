@@ -194,3 +194,45 @@ def test_the_cache_folder_follows_xdg_cache_home(monkeypatch, tmp_path):
 
 
 _ = driver
+
+
+RACY = """
+    from numba import cuda
+
+    @cuda.jit
+    def last_writer(a, out, hist):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[i % 1000] = a[i]                 # blocks of different chunks write one element
+            cuda.atomic.add(hist, i % 7, 1)      # and update bins together
+"""
+
+
+@pytest.mark.parametrize("kernel_source, name", [(MAP, "add_one"), (RACY, "last_writer")])
+def test_the_report_is_the_same_whatever_the_thread_count(tmp_path, cache, monkeypatch, kernel_source, name):
+    """Two chunks of blocks (2^17 threads) on one thread and on two: identical reports and outputs, and
+    identical to the lanes back end, including a race between blocks of different chunks."""
+    from backend_compare import report_differences, same_array
+
+    mod = load_module(tmp_path, kernel_source)
+    n = 1 << 17
+    a = np.arange(n, dtype=np.float32)
+
+    def args():
+        return (a, np.zeros(n, np.float32)) if name == "add_one" else (a, np.zeros(1000, np.float32),
+                                                                       np.zeros(7, np.int64))
+
+    runs = []
+    for backend, threads in (("lanes", "1"), ("compiled", "1"), ("compiled", "2")):
+        monkeypatch.setenv("GPUSIM_THREADS", threads)
+        x = args()
+        runs.append((gpusim.launch(getattr(mod, name), n // 256, 256, x, backend=backend), x))
+    for report, x in runs[1:]:
+        assert not report_differences(runs[0][0], report)
+        assert all(same_array(p, q) for p, q in zip(runs[0][1], x))
+    if name == "last_writer":
+        f = runs[2][0].faults[0]
+        assert type(f).__name__ == "DataRace" and f.other_block != f.block
+        assert runs[2][0].extra["threads"] == 1, "the race between workers made it run on one thread"
+    else:
+        assert runs[2][0].extra["threads"] == 2

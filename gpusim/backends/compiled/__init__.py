@@ -29,6 +29,11 @@ counts, the phase trace — by running the same schedule:
   the trace rows; ``results.py`` hands the totals to the same observer objects the lanes back end feeds,
   whose ``finish`` writes the report.
 
+* **Both cores.** Chunks run on several threads (``parallel.py``, ``GPUSIM_THREADS``), each on private
+  records merged in chunk order; when two threads' chunks touched one global element with a write, the
+  launch runs again on one thread, so the report never depends on the thread count and races between
+  blocks of different chunks are found as always.
+
 What is not compiled (``print``, dynamic shared memory, float16, custom observers, a few rare forms) raises
 ``NotCompiled`` with the reason: ``backend="compiled"`` reports it, ``backend="auto"`` runs the lanes back end.
 Compiled code is cached on disk (``cache.py``): a second process pays no compile.

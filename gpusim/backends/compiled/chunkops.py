@@ -19,6 +19,8 @@ from .layout import (
     FK_UNBOUND,
     FLOP_DTYPES,
     FLOP_OPS,
+    G_B0,
+    G_B1,
     G_BDX,
     G_BDY,
     G_BDZ,
@@ -428,11 +430,11 @@ class ChunkOps:
         A("    wpart_ = np.empty(NMAX, np.bool_)")
         for name, t in sorted(self.lane_arrays.items()):
             A(f"    {name} = np.empty(NMAX, {CTOR[t.name]})")
-        A("    b0 = 0")
-        A("    while b0 < G[8]:")
+        A(f"    b0 = G[{G_B0}]")
+        A(f"    while b0 < G[{G_B1}]:")
         chunk: list[str] = []
         C = chunk.append
-        C("        nb = min(G[9], G[8] - b0)")
+        C(f"        nb = min(G[9], G[{G_B1}] - b0)")
         C("        N = nb * T")
         C("        gt0 = b0 * T")
         C(f"        I[{I_STEPS}] = 0")

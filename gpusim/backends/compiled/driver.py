@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import weakref
@@ -22,6 +23,8 @@ from .external import descriptor
 from .layout import (
     DESC_NAMES,
     F_COLS,
+    G_B0,
+    G_B1,
     G_BDX,
     G_BDY,
     G_BDZ,
@@ -107,10 +110,17 @@ def _geometry(Nmax: int, T: int, block: tuple[int, int, int]) -> dict[str, np.nd
             "lb_": lane // T, "ALL_": np.ones(Nmax, np.bool_)}
 
 
-def execute(ck: CompiledKernel, info, args: list, addresses: dict[int, int], max_steps: int,
-            trace_full: bool, chunk_lanes: int) -> dict[str, Any]:
-    """Run ``ck`` over the launch ``info`` with ``args`` (NumPy arrays and scalars, updated in place);
-    return every array the compiled code filled."""
+def threads() -> int:
+    """Worker threads for one launch: ``GPUSIM_THREADS``, else every core."""
+    env = os.environ.get("GPUSIM_THREADS")
+    if env:
+        return max(1, int(env))
+    return max(1, os.cpu_count() or 1)
+
+
+def build_state(ck: CompiledKernel, info, args: list, addresses: dict[int, int], max_steps: int,
+                chunk_lanes: int, blocks: tuple[int, int]) -> dict[str, Any]:
+    """Every array the compiled code of ``ck`` takes, for running blocks ``[blocks[0], blocks[1])``."""
     gen = ck.gen
     T = info.threads_per_block
     NW = info.warps_per_block
@@ -121,8 +131,7 @@ def execute(ck: CompiledKernel, info, args: list, addresses: dict[int, int], max
     nsites = max(1, len(gen.sites))
     nslots = max(1, len(gen.slots))
     instrument, trace = ck.instrument, ck.trace
-    tmb = -1 if trace_full else DEFAULT_MAX_BLOCKS
-    tmr = -1 if trace_full else DEFAULT_MAX_ACCESSES
+    tmb, tmr = DEFAULT_MAX_BLOCKS, DEFAULT_MAX_ACCESSES
     G = np.zeros(G_SIZE, np.int64)
     G[G_T], G[G_NW], G[G_NBLOCKS], G[G_PER_CHUNK] = T, NW, nblocks, per_chunk
     G[G_BDX], G[G_BDY], G[G_BDZ] = info.block
@@ -130,6 +139,7 @@ def execute(ck: CompiledKernel, info, args: list, addresses: dict[int, int], max
     G[G_MAX_STEPS], G[G_NTHREADS], G[G_SHARED_MEM] = max_steps, nth, info.shared_mem
     G[G_TMAX_BLOCKS], G[G_TMAX_ROWS], G[G_TRACE] = tmb, tmr, int(trace)
     G[G_NLINES] = gen.nlines
+    G[G_B0], G[G_B1] = blocks
     I = np.zeros(I_SIZE, np.int64)
     I[I_DISTINCT] = 1 if (instrument and nth <= DISTINCT_LIMIT) else 0
     nkeys = max(1, len(gen.keys))
@@ -139,22 +149,19 @@ def execute(ck: CompiledKernel, info, args: list, addresses: dict[int, int], max
     st: dict[str, Any] = {
         "G": G, "I": I, "BT": np.full(nblocks, -1, np.int64), "WBT": np.full(nblocks * NW, -1, np.int64),
         "PH": np.zeros(nblocks, np.int64),
-        "FLOG": np.zeros((nkeys + nrk * 4 + 16, F_COLS), np.int64), "FSEEN": np.zeros(nkeys, np.bool_),
+        # a row per fault key; race keys are (site, other line) pairs, counted separately
+        "FLOG": np.zeros((nkeys + nrk * nlines + 16, F_COLS), np.int64), "FSEEN": np.zeros(nkeys, np.bool_),
         "FCNT": np.zeros(nkeys, np.int64), "RSEEN": np.zeros(nrk * nlines, np.bool_),
         "RCNT": np.zeros(nrk * nlines, np.int64),
-        "SS": np.zeros((nsites, T_COLS), np.int64), "SW": np.full(nsites, -1, np.int64),
-        "SN": np.zeros(nsites, np.int64), "SB": np.zeros((nsites, WARP_SIZE), np.int64),
-        "SL": np.zeros((nsites, WARP_SIZE), np.int64), "SCR": np.zeros(4 * WARP_SIZE, np.int64),
+        "SS": np.zeros((nsites, T_COLS), np.int64), "SCR": np.zeros(4 * WARP_SIZE, np.int64),
         "FL": np.zeros((6, 3), np.int64), "FLT": np.zeros((6, 3), np.bool_),
         "RC": np.zeros(region_sites, np.int64), "RS": np.zeros((region_sites, S_COLS), np.int64),
         "BASE": np.zeros(nslots, np.int64), "SEG0": np.zeros(nslots, np.int64), "SHB": np.zeros(nslots, np.int64),
         "REG": np.zeros(nslots, np.bool_), "ALOG": np.zeros(nslots, np.int64),
-        "TR": np.zeros((tmr if tmr > 0 else 1, R_COLS), np.int64),
+        "TR": np.zeros((tmr if trace else 1, R_COLS), np.int64),
         "BLOG": np.zeros((16, 4), np.int64), "BBLK": np.zeros(64, np.int64),
     }
-    # the faults log has a row per key; race keys are (site, other line) pairs, counted separately
-    st["FLOG"] = np.zeros((nkeys + nrk * nlines + 16, F_COLS), np.int64)
-    staged = (Nmax if trace_full else min(Nmax, DEFAULT_MAX_BLOCKS * T)) * region_sites if trace else 1
+    staged = min(Nmax, DEFAULT_MAX_BLOCKS * T) * region_sites if trace and blocks[0] < tmb else 1
     st["TS"] = np.empty((max(1, staged), R_COLS), np.int64)
     st["PK"] = np.empty((2 * MAX_PAIRS + 2 if I[I_DISTINCT] else 1, 2), np.int64)
     st.update(_geometry(Nmax, T, info.block))
@@ -208,6 +215,16 @@ def execute(ck: CompiledKernel, info, args: list, addresses: dict[int, int], max
         st[name] = args[i]
     st["gw_"] = np.zeros(Nmax, np.int64)
     st["present_"] = np.zeros(per_chunk, np.bool_)
+    return st
+
+
+#: arrays every worker of a parallel launch shares: the kernel's data, the per-block and per-thread records
+#: (each block and thread belongs to one worker) and the DRAM segment maps (only ever set)
+SHARED_BY_WORKERS = ("BT", "WBT", "PH", "tx_", "ty_", "tz_", "ln_", "lml_", "lb_", "ALL_", "SP", "BASE", "SEG0")
+
+
+def _run(ck: CompiledKernel, st: dict) -> None:
+    gen = ck.gen
     slot_arrays = {}
     for slot in gen.slots:
         for what in SLOT_ARRAYS:
@@ -217,14 +234,37 @@ def execute(ck: CompiledKernel, info, args: list, addresses: dict[int, int], max
             slot_arrays[(slot.id, what)] = a
     st["DESC"] = descriptor({name: st[name] for name in DESC_NAMES}, len(gen.slots), slot_arrays)
     call = [st[name] for name in gen.abi] + [st["TR"], st["BLOG"], st["BBLK"]]
-    t0 = time.perf_counter()
     with np.errstate(all="ignore"):
-        TR, BLOG, BBLK = ck.run(*call)
+        st["TR"], st["BLOG"], st["BBLK"] = ck.run(*call)
+
+
+def execute(ck: CompiledKernel, info, args: list, addresses: dict[int, int], max_steps: int,
+            chunk_lanes: int, workers: int | None = None) -> dict[str, Any]:
+    """Run ``ck`` over the launch ``info`` with ``args`` (NumPy arrays and scalars, updated in place);
+    return every array the compiled code filled.
+
+    With several workers, each runs a range of whole chunks on its own threads' state (``parallel.py``);
+    the result is the single-threaded one, or the launch runs again on one thread when the workers'
+    chunks touched one element with a write (a race between blocks, reported as one thread finds it) or one
+    of them stopped the launch."""
+    from .parallel import run_parallel
+
+    T = info.threads_per_block
+    per_chunk = max(1, chunk_lanes // T)
+    nchunks = -(-info.num_blocks // per_chunk)
+    workers = min(threads() if workers is None else workers, nchunks)
+    t0 = time.perf_counter()
+    st = None
+    if workers > 1:
+        st = run_parallel(ck, info, args, addresses, max_steps, chunk_lanes, workers, per_chunk, nchunks)
+    if st is None:
+        st = build_state(ck, info, args, addresses, max_steps, chunk_lanes, (0, info.num_blocks))
+        _run(ck, st)
+        st["workers"] = 1
     st["run_seconds"] = time.perf_counter() - t0
     if not ck.compiled:
         ck.compiled = True
         cache.mark_warm(ck.key)
-    st["TR"], st["BLOG"], st["BBLK"] = TR, BLOG, BBLK
     return st
 
 

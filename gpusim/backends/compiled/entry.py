@@ -109,7 +109,8 @@ def run(ck: CompiledKernel, info, args: tuple, names: tuple, max_steps: int, tra
     for i, p in enumerate(ck.module.entry.params):
         if not isinstance(args[i], np.ndarray):
             scalar_args[i] = p.type.dtype.type(args[i])
-    st = execute(ck, info, scalar_args, addresses, max_steps, trace == "full", chunk_lanes)
+    st = execute(ck, info, scalar_args, addresses, max_steps, chunk_lanes)
+    report_workers = st["workers"]
     global_infos = {}
     for slot in ck.gen.slots:
         if slot.kind == "param":
@@ -119,6 +120,7 @@ def run(ck: CompiledKernel, info, args: tuple, names: tuple, max_steps: int, tra
     rec = Recorder(info, ck.name, ck.module.source_line, max_steps)
     report = build_report(ck, info, st, ordered, len(ids) + 1, observers, rec, info.shared_mem)
     report.extra["backend"] = "compiled"
+    report.extra["threads"] = report_workers
     report.seconds = time.perf_counter() - t0
     return report
 

@@ -39,6 +39,8 @@ G_NTHREADS = 13
 G_SHARED_MEM = 14   # dynamic shared memory bytes per block
 G_TRACE = 15        # 1 when the phase trace is recorded
 G_NLINES = 16       # race fault keys: (site key) * G_NLINES + other line
+G_B0 = 17           # the blocks this run covers: [G_B0, G_B1) (a range of whole chunks)
+G_B1 = 18
 G_SIZE = 24
 
 # -- the fault log: one row per fault key, the first time it is hit --------------------------------------
