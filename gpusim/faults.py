@@ -113,8 +113,9 @@ class KernelFault(Exception):
 
 
 @dataclass(eq=False)
-class OutOfBounds(KernelFault):
-    """An index outside some dimension of an array (negative indices are out of bounds too)."""
+class OutOfBounds(KernelFault, IndexError):
+    """An index outside some dimension of an array (negative indices are out of bounds too). Also an
+    ``IndexError``, which is what numba's simulator raises for it."""
 
     shape: tuple[int, ...] | None = None
     access: str = "read"
@@ -146,7 +147,10 @@ class UninitializedRead(KernelFault):
 
 @dataclass(eq=False)
 class KernelTimeout(KernelFault):
-    """A loop ran past the step budget: the kernel probably never ends."""
+    """The launch did more work than its step budget (``max_steps``, in steps of work): the kernel probably
+    never ends."""
+
+    max_steps: int = 0
 
 
 @dataclass(eq=False)

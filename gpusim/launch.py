@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import linecache
 import sys
 import threading
 import time
@@ -10,30 +11,24 @@ from typing import Any
 
 import numpy as np
 
+from . import limits
 from .backends.lanes.codegen import Compiled, generate
-from .device import (
-    MAX_BLOCK,
-    MAX_BOOKKEEPING_BYTES,
-    MAX_GRID,
-    MAX_STATIC_SHARED,
-    MAX_THREADS_PER_BLOCK,
-    WARP_SIZE,
-)
 from .faults import KernelError, KernelFault, LaunchError, UnsupportedConstruct
 from .frontend.compiler import compile_module
 from .ir.nodes import Module
 from .ir.types import BOOL, FLOAT64, INT64, UINT64, Array, Type, array_of, scalar
 from .observe.events import LaunchInfo
 from .report import LaunchReport
-from .runtime.core import Abort, Runtime
+from .runtime.core import Abort, Runtime, timeout
 from .runtime.memory import GLOBAL_ALIGN, ArrayHandle, global_handle
 
 #: lanes per chunk: large enough to amortise Python overhead, small enough to stay in cache and memory
 CHUNK_LANES = 1 << 16
-#: default loop budget: vector iterations of all loops in one chunk (each is one iteration of every active
-#: lane). A quarter of a million is far beyond any puzzle (FlashAttention's reference needs ~2,400) and ends
-#: a runaway loop in seconds.
-DEFAULT_MAX_STEPS = 250_000
+#: default step budget of a launch: steps of work, a step being one thread doing one simple operation
+#: (``gpusim.backends.lanes.work``), about a nanosecond of simulation each. Two billion ends an endless loop
+#: within a few seconds at any launch size; the largest launch of a reference solution needs 1.1 billion
+#: (puzzles' checks give 5 billion).
+DEFAULT_MAX_STEPS = 2_000_000_000
 #: lines of ``print()`` output a launch keeps by default (``LaunchReport.output``)
 DEFAULT_MAX_OUTPUT_LINES = 1000
 
@@ -48,9 +43,18 @@ def _py_func(kernel: Any) -> Any:
     return func
 
 
-def arg_type(value: Any, name: str) -> Type:
-    """The IR type of one launch argument, as numba's ``typeof`` gives it (``LaunchError`` if none)."""
+def arg_type(value: Any, name: str, code: Any = None) -> Type:
+    """The IR type of one launch argument, as numba's ``typeof`` gives it (``LaunchError`` if none). An array
+    numba-cuda takes but gpusim does not (complex, datetime, records) is an ``UnsupportedConstruct`` at the
+    kernel's first line (``code``: the kernel's code object)."""
     if isinstance(value, np.ndarray):
+        if value.dtype.kind in "cmMV" and value.dtype.isnative:
+            what = "complex numbers are" if value.dtype.kind == "c" else f"arrays of {value.dtype} are"
+            filename = code.co_filename if code is not None else "<unknown>"
+            lineno = code.co_firstlineno if code is not None else 0
+            raise UnsupportedConstruct(f"argument {name!r} is a {value.dtype} array: {what} not supported by gpusim "
+                                       "yet", filename=filename, lineno=lineno,
+                                       source_line=linecache.getline(filename, lineno).rstrip("\n"))
         if value.dtype.kind not in "biuf" or not value.dtype.isnative:
             raise LaunchError(f"argument {name!r} has dtype {value.dtype}; use numeric arrays")
         return array_of(value)
@@ -85,7 +89,7 @@ def compile_kernel(kernel: Any, *, instrument: bool = True, args: tuple | None =
         if args is None:
             signature = tuple(Array(FLOAT64, 1, "C", "global") for _ in names)
         else:
-            signature = tuple(arg_type(v, n) for v, n in zip(args, names))
+            signature = tuple(arg_type(v, n, func.__code__) for v, n in zip(args, names))
     return _cached(func, (bool(instrument), tuple(signature)), lambda: _compile(func, tuple(signature), instrument))
 
 
@@ -112,21 +116,6 @@ def _cached(owner: Any, key: Any, build) -> Compiled:
     return comp
 
 
-def _dims(v: Any, what: str) -> tuple[int, int, int]:
-    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-        v = (int(v),)
-    if not isinstance(v, (tuple, list)) or not 1 <= len(v) <= 3:
-        raise LaunchError(f"{what} must be an int or a tuple of 1 to 3 ints, not {v!r}")
-    out = []
-    for d in v:
-        if not isinstance(d, (int, np.integer)) or isinstance(d, bool) or d < 1:
-            raise LaunchError(f"{what} dimensions must be positive ints, not {v!r}")
-        out.append(int(d))
-    while len(out) < 3:
-        out.append(1)
-    return out[0], out[1], out[2]
-
-
 def _scalar(v: Any, t: Type) -> Any:
     """A scalar argument as the NumPy scalar of its IR type."""
     return t.dtype.type(v)
@@ -143,7 +132,7 @@ def _instrumentation(trace: Any) -> list:
 def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_mem: int = 0, *,
            instrument: bool = True, trace: Any = True, max_steps: int | None = None,
            observers: list | None = None, max_output_lines: int = DEFAULT_MAX_OUTPUT_LINES,
-           backend: str = "auto") -> LaunchReport:
+           backend: str = "lanes") -> LaunchReport:
     """Run ``kernel`` over ``grid`` x ``block`` threads on the CPU and report what happened.
 
     ``kernel`` is a function, a ``@cuda.jit`` dispatcher, or an IR ``Module`` from
@@ -154,26 +143,21 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     ``report.output`` (at most ``max_output_lines`` lines). Compile errors raise ``KernelCompileError``; a
     malformed launch raises ``LaunchError``.
 
-    ``backend``: "lanes" (NumPy lane vectors), "compiled" (numba-compiled loops, ``gpusim.backends.compiled``:
+    ``max_steps`` is the launch's step budget (default ``DEFAULT_MAX_STEPS``): steps of work, one step being
+    one thread doing one simple operation, counted the same on every machine. A launch past it stops with a
+    ``KernelTimeout`` fault, so an endless loop ends within seconds at any launch size.
+
+    ``backend``: "lanes" (NumPy lane vectors, the default), "compiled" (numba-compiled loops, ``gpusim.backends.compiled``:
     the same results, much faster on large launches, a compile the first time) or "auto" (compiled when its
     code is cached or the launch is large, else lanes).
     """
     t0 = time.perf_counter()
-    g = _dims(grid, "grid")
-    b = _dims(block, "block")
-    for what, dims, limit in (("grid", g, MAX_GRID), ("block", b, MAX_BLOCK)):
-        for axis, d, most in zip("xyz", dims, limit):
-            if d > most:
-                raise LaunchError(f"a {what}'s {axis} dimension is at most {most:,} on the GPU, not {d:,}")
-    if b[0] * b[1] * b[2] > MAX_THREADS_PER_BLOCK:
-        raise LaunchError(f"a block has at most {MAX_THREADS_PER_BLOCK} threads; {b} has {b[0] * b[1] * b[2]}")
-    nblocks = g[0] * g[1] * g[2]
-    warps = -(-(b[0] * b[1] * b[2]) // WARP_SIZE)
-    if nblocks * 8 * (2 + warps) > MAX_BOOKKEEPING_BYTES:
-        raise LaunchError(f"a grid of {nblocks:,} blocks is more than the simulator can track "
-                          f"({nblocks * 8 * (2 + warps) / 2**30:.0f} GiB of barrier records): launch fewer blocks")
-    if not isinstance(shared_mem, (int, np.integer)) or isinstance(shared_mem, bool) or shared_mem < 0:
-        raise LaunchError(f"shared_mem must be a non-negative number of bytes, not {shared_mem!r}")
+    g = limits.dims(grid, "grid")
+    b = limits.dims(block, "block")
+    limits.check_geometry(g, b, shared_mem)
+    if max_steps is not None and (not isinstance(max_steps, (int, np.integer)) or isinstance(max_steps, bool)
+                                  or max_steps < 1):
+        raise LaunchError(f"max_steps must be a positive int, not {max_steps!r}")
     if not isinstance(max_output_lines, (int, np.integer)) or max_output_lines < 0:
         raise LaunchError(f"max_output_lines must be a non-negative int, not {max_output_lines!r}")
     args = tuple(args)
@@ -187,7 +171,8 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         kname = func.__name__
     if len(args) != len(names):
         raise LaunchError(f"kernel {kname!r} takes {len(names)} arguments ({', '.join(names)}), {len(args)} given")
-    signature = tuple(arg_type(v, n) for v, n in zip(args, names))
+    signature = tuple(arg_type(v, n, None if isinstance(kernel, Module) else func.__code__)
+                      for v, n in zip(args, names))
     for name, v in zip(names, args):
         if isinstance(v, np.ndarray) and not v.flags.writeable:
             raise LaunchError(f"argument {name!r} is read-only; pass a writable array")
@@ -201,13 +186,20 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         comp = compile_kernel(func, instrument=instrument, signature=signature)
     module = comp.module
     info = LaunchInfo(comp.name, module.filename, g, b, int(shared_mem))
+    memory = limits.declared(module)
+    refused = limits.refused_by_compiler(memory, module)
+    per_chunk = 1 if refused else limits.blocks_per_chunk(memory, info.threads_per_block, int(shared_mem),
+                                                          CHUNK_LANES)
+    if instrument and not refused:
+        limits.check_counts(memory, info.num_blocks, info.num_threads, int(shared_mem),
+                            len({id(v) for v in args if isinstance(v, np.ndarray)}))
     if backend != "lanes":
         from .backends.compiled import entry
 
-        ck = entry.choose(backend, module, args, info.num_threads, instrument, trace, observers)
+        ck = entry.choose(backend, module, args, info.num_threads, instrument, trace, observers, refused)
         if ck is not None:
-            return entry.run(ck, info, args, names, max_steps or DEFAULT_MAX_STEPS, trace, _instrumentation,
-                             CHUNK_LANES, t0)
+            return entry.run(ck, info, args, names, DEFAULT_MAX_STEPS if max_steps is None else max_steps, trace,
+                             _instrumentation, per_chunk, t0)
     handles: dict[int, ArrayHandle] = {}
     call_args = []
     address = 0x7000_0000
@@ -222,42 +214,50 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         else:
             call_args.append(_scalar(v, t))
     obs = list(observers or []) + (_instrumentation(trace) if instrument else [])
-    rt = Runtime(info, module.source_line, comp.name, obs, max_steps or DEFAULT_MAX_STEPS, int(shared_mem),
-                 len(handles) + 1, int(max_output_lines))
+    budget = DEFAULT_MAX_STEPS if max_steps is None else max_steps
+    rt = Runtime(info, module.source_line, comp.name, obs, budget, int(shared_mem), len(handles) + 1,
+                 int(max_output_lines))
     global_infos = [h.info for h in handles.values()]
     for o in obs:
         o.start(info, global_infos)
-    T = info.threads_per_block
-    per_chunk = max(1, CHUNK_LANES // T)
     nblocks = info.num_blocks
+    fixed, per_lane = comp.entry_work
+    need = -(-nblocks // per_chunk) * fixed + per_lane * info.num_threads
+    if refused is not None:
+        rt.faults[(KernelError, refused.lineno, None, ())] = refused
+        refused.source_line = module.source_line(refused.lineno)
+        nblocks = 0
+    elif need > budget:
+        # the kernel's straight-line code alone, over every chunk, is past the budget: stop before running
+        rt.record(timeout(budget), module.entry.line, None, None, None)
+        rt.steps, nblocks = need, 0
     with np.errstate(all="ignore"):
         for b0 in range(0, nblocks, per_chunk):
             rt.start_chunk(b0, min(per_chunk, nblocks - b0))
+            stop = True
             try:
                 comp.func(rt, *call_args)
+                stop = False
             except Abort:
-                break
+                pass
             except KernelFault as f:  # pragma: no cover - faults are recorded, not raised
                 rt.faults[(type(f), f.lineno, None, ())] = f
-                break
             except Exception as e:  # an error inside the kernel's own code
                 _record_error(rt, comp, e)
+            rt.show_shared(np.arange(rt.nb), None)     # shared memory as the chunk's blocks leave it
+            if stop:
                 break
         rt.flush_output()
     report = LaunchReport(info)
     report.faults = list(rt.faults.values())
     report.arrays = global_infos + [a for a in rt.arrays.values()]
-    static = sum(rt.shared_static_bytes.values())
-    report.shared_bytes_per_block = static + int(shared_mem)
+    report.shared_bytes_per_block = memory.static_shared + int(shared_mem)
     report.flops = {}
     for (op, dt), n in rt.flops.items():
         report.flops.setdefault(dt, {})[op] = report.flops.get(dt, {}).get(op, 0) + n
     report.output = rt.output
     report.output_dropped = rt.output_dropped
-    if static > MAX_STATIC_SHARED:
-        report.faults.append(KernelError(
-            f"The kernel declares {static} bytes of static shared memory per block; a GPU allows "
-            f"{MAX_STATIC_SHARED} (48 KiB).", kernel=comp.name, filename=module.filename))
+    report.steps = rt.steps
     for o in obs:
         o.finish(report)
     report.seconds = time.perf_counter() - t0
@@ -287,6 +287,7 @@ def _record_error(rt: Runtime, comp: Compiled, e: Exception) -> None:
     else:
         summary = f"The kernel raised {type(e).__name__}: {text}."
     f = KernelError(summary)
+    f.__cause__ = e  # the drop-in (gpusim.cudasim) reads this: a Python error in gpusim's code for the kernel
     f.details.append("(if the kernel looks right, this may be a gpusim limitation: please report it)")
     rt.record(f, line, None, None, None)
 

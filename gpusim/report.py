@@ -35,6 +35,8 @@ class LaunchReport:
     * ``output`` — what the kernel printed (``PrintRecord``), in block order (linear id), then thread order,
       then the order each thread printed; at most ``launch(..., max_output_lines=)`` lines, and
       ``output_dropped`` counts the lines past that.
+    * ``steps`` — the steps of work the launch was charged (``launch(..., max_steps=)`` is its budget; a
+      launch needing ``steps`` runs to the end with ``max_steps=steps``).
     """
 
     launch: LaunchInfo
@@ -47,6 +49,7 @@ class LaunchReport:
     shared_bytes_per_block: int = 0
     output: list[PrintRecord] = field(default_factory=list)
     output_dropped: int = 0
+    steps: int = 0
     seconds: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -16,6 +16,8 @@ import sys
 import traceback
 from pathlib import Path
 
+from gpusim.faults import KernelTimeout
+
 from . import checker, progress, registry, render, workspace
 
 SCHEMA = 1
@@ -75,6 +77,13 @@ def _parser() -> argparse.ArgumentParser:
     which = p.add_mutually_exclusive_group()
     which.add_argument("--file", type=Path, help="check this file instead of your workspace file")
     which.add_argument("--reference", action="store_true", help="check the reference solution")
+    p.add_argument("--seed", type=_seed, help="replay a check: draw the random cases from this seed")
+    p.add_argument("--ptx", action=argparse.BooleanOptionalAction, default=None,
+                   help="also compile each kernel to PTX with numba-cuda (default: when its compiler is "
+                        "installed)")
+    p.add_argument("--max-steps", type=_steps, default=None, metavar="N",
+                   help=f"the step budget of each launch, in steps of work (default {checker.MAX_STEPS:,}): "
+                        "for a kernel meant to do more")
     p.add_argument("--json", action="store_true", help="print a JSON document")
     p.set_defaults(handler=cmd_check)
 
@@ -89,7 +98,34 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("puzzle", help="puzzle number or slug")
     p.add_argument("--yes", action="store_true", help="yes, show it (it is recorded in your progress)")
     p.set_defaults(handler=cmd_solution)
+    _add_graduate(sub)
+    p = sub.add_parser("triton", help="print the Triton program a solution becomes (graduate mode's compiler)")
+    from .graduate.triton_show import add_arguments as triton_arguments
+
+    triton_arguments(p)
+    p.set_defaults(handler=cmd_triton)
     return parser
+
+
+def _add_graduate(sub) -> None:
+    """``graduate``: the same files on a real NVIDIA GPU (puzzles/graduate/; numba-cuda only, no Textual)."""
+    from .graduate.cli import add_arguments
+
+    p = sub.add_parser("graduate", help="run solutions on a real NVIDIA GPU: correct?, time, GB/s, vs gpusim")
+    add_arguments(p)
+    p.set_defaults(handler=cmd_graduate)
+
+
+def cmd_graduate(args: argparse.Namespace) -> int:
+    from .graduate.cli import run_command
+
+    return run_command(args)
+
+
+def cmd_triton(args: argparse.Namespace) -> int:
+    from .graduate.triton_show import run
+
+    return run(args)
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -112,7 +148,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.all:
         if args.puzzle or args.file:
             raise UsageError("`check --all` checks every puzzle: give no puzzle and no --file")
-        return _check_all(args.reference, args.json)
+        return _check_all(args.reference, args.json, args.seed, args.ptx, args.max_steps)
     if not args.puzzle:
         raise UsageError("which puzzle? `gpu-puzzles check PUZZLE` (or `check --all`)")
     puzzle = registry.get(args.puzzle)
@@ -126,20 +162,55 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise workspace.WorkspaceError(f"puzzle {puzzle.number} has no reference solution ({path})")
     else:
         path = workspace.ensure_starter(puzzle)
-    result = checker.check_file(puzzle, path)
+    result = checker.check_file(puzzle, path, seed=args.seed, ptx=args.ptx, max_steps=args.max_steps)
     if not args.reference:
-        _warn(progress.record_check(puzzle, result, _load_progress()).warnings)
+        prog = _load_progress()
+        checker.record_reference_use(puzzle, result, prog)
+        _warn(progress.record_check(puzzle, result, prog).warnings)
     if args.json:
-        _print_json(result.to_dict())
+        _print_json(_located(result.to_dict()))
     else:
         print(render.check_report(result, puzzle.title))
+        budget = _timed_out(result)
+        if budget:
+            print(f"\nA check stops a launch after {budget:,} steps of work. If your kernel is meant to do more, "
+                  f"give it a larger budget: gpu-puzzles check {puzzle.number} --max-steps {2 * budget}")
         if args.debug:
             for text in result.debug:
                 print(text, file=sys.stderr)
     return 0 if result.passed else 1
 
 
-def _check_all(reference: bool, as_json: bool) -> int:
+def _timed_out(result) -> int:
+    """The step budget a launch of ``result`` ran out of (0: none did)."""
+    for failure in result.failures:
+        if isinstance(failure.fault, KernelTimeout):
+            return failure.fault.max_steps or checker.MAX_STEPS
+    return 0
+
+
+def _steps(text: str) -> int:
+    try:
+        value = int(text.replace("_", "").replace(",", ""), 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a step budget is a whole number, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("a step budget is at least 1")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a seed is a whole number, not {text!r}") from None
+    if not 0 <= value < 2 ** 63:
+        raise argparse.ArgumentTypeError("a seed is between 0 and 2**63 - 1")
+    return value
+
+
+def _check_all(reference: bool, as_json: bool, seed: int | None = None, ptx: bool | None = None,
+               max_steps: int | None = None) -> int:
     prog = None if reference else _load_progress()
     rows, passed = [], 0
     for puzzle in registry.all_puzzles():
@@ -148,10 +219,11 @@ def _check_all(reference: bool, as_json: bool) -> int:
         if reference and not path.is_file():
             status = "no reference solution"
         elif path.is_file():
-            result = checker.check_file(puzzle, path)
+            result = checker.check_file(puzzle, path, seed=seed, ptx=ptx, max_steps=max_steps)
             status = "pass" if result.passed else "fail"
             passed += result.passed
             if prog is not None:
+                checker.record_reference_use(puzzle, result, prog)
                 progress.record_check(puzzle, result, prog)
         rows.append((puzzle, status, result))
         if not as_json:
@@ -160,7 +232,7 @@ def _check_all(reference: bool, as_json: bool) -> int:
         _warn(prog.warnings)
     if as_json:
         results = [{"puzzle": p.slug, "number": p.number, "status": status,
-                    "result": r.to_dict() if r is not None else None} for p, status, r in rows]
+                    "result": _located(r.to_dict()) if r is not None else None} for p, status, r in rows]
         _print_json({"schema": SCHEMA, "reference": reference, "passed": passed, "total": len(rows),
                      "results": results})
     else:
@@ -255,6 +327,20 @@ def _warn(warnings: list[str]) -> None:
 
 def _error(text: str) -> None:
     print(f"gpu-puzzles: {text}", file=sys.stderr)
+
+
+def _located(doc: dict) -> dict:
+    """Every failure of a check's JSON names its file and line: a fault's come from the fault itself."""
+    failures = list(doc.get("failures", []))
+    for case in doc.get("cases", []):
+        failures += case.get("failures", [])
+    for failure in failures:
+        fault = failure.get("fault") or {}
+        if not failure.get("file") and fault.get("file"):
+            failure["file"] = fault["file"]
+        if not failure.get("line") and fault.get("line"):
+            failure["line"] = fault["line"]
+    return doc
 
 
 def _print_json(doc: dict) -> None:

@@ -1,119 +1,169 @@
-"""Loading a player's solution file: read it, compile it, run it as a module, find its kernels by name.
+"""Loading a player's solution: read the text, run it in the sandbox, rebuild its kernels in this process.
 
 Every way a file can be wrong becomes a ``KernelCompileError`` — a ``KernelSyntaxError`` for text that is not
-Python, a ``SolutionError`` for a file that cannot be read, fails while it runs, or lacks a kernel — with the
-file and line where that is known. Nothing a player writes can make this module raise anything else.
+Python, a ``SolutionError`` for a file that cannot be read, fails (or exits, or is killed) while its module
+code runs, lacks a kernel, or defines one a GPU could not run — with the file and line where that is known.
+Nothing a player writes can make this module raise anything else, and nothing the file does while it runs
+reaches this process: it runs in a child (``puzzles.judge.sandbox``), and the kernels are compiled again
+here from the text (``puzzles.judge.rebuild``).
 
-The file is compiled from the text read once, and that text is put into ``linecache`` under the file's path,
-so ``inspect.getsource`` (which gpusim uses to read kernels) sees exactly what was compiled even if the player
-saves the file again meanwhile. Each load runs as a fresh module with a unique name in ``sys.modules``.
+The text is read once and decoded as Python decodes a source file (UTF-8, with or without a BOM, or the
+encoding its coding line declares). That text is put into ``linecache`` under the file's name, so gpusim
+(which reads kernels with ``inspect``) sees exactly what was checked even if the player saves the file again
+meanwhile.
 """
 
 from __future__ import annotations
 
-import contextlib
+import ast
+import io
 import itertools
 import linecache
-import signal
-import sys
-import threading
-import time
-import traceback
-import types
-from dataclasses import dataclass
+import tokenize
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gpusim.faults import KernelCompileError, KernelSyntaxError
 
-IMPORT_TIME_LIMIT_S = 30.0     # module-level code that runs longer than this is stopped (main thread only)
+from .judge import rebuild as _rebuild
+from .judge import sandbox
+from .judge.rebuild import Rebuilt, SolutionError
+
+__all__ = ["IMPORT_TIME_LIMIT_S", "Solution", "SolutionError", "load_solution", "load_source", "read_source"]
+
+IMPORT_TIME_LIMIT_S = 30.0     # module-level code that runs longer than this is stopped
 _counter = itertools.count(1)
-
-
-class SolutionError(KernelCompileError):
-    """A solution file cannot be used: unreadable, fails while its module-level code runs, or lacks a kernel.
-
-    (A ``KernelCompileError`` so that callers handle every way a file is unusable in one ``except``.)
-    """
 
 
 @dataclass
 class Solution:
-    """A loaded solution file: its module and the kernels the puzzle asked for, by name."""
+    """A loaded solution: the kernels the puzzle asked for (rebuilt plain functions), by name."""
 
     path: Path
-    module: types.ModuleType
-    kernels: dict[str, Any]    # name -> numba dispatcher or plain function, as the file defines it
+    kernels: dict[str, Any]
+    rebuilt: Rebuilt
+    stdout: str = ""                                     # what the file printed while it loaded
+    reference_use: list[str] = field(default_factory=list)   # how the file reached the reference solution
+
+    @property
+    def used_reference(self) -> bool:
+        return bool(self.reference_use)
 
 
-def load_solution(path: str | Path, kernel_names: tuple[str, ...] | list[str]) -> Solution:
-    """Load ``path`` and find the kernels named in ``kernel_names``; raise ``KernelCompileError`` if not."""
+def load_solution(path: str | Path, kernel_names: tuple[str, ...] | list[str], *,
+                  solutions_dir: str | Path = "") -> Solution:
+    """Load the file at ``path`` and find the kernels named in ``kernel_names``."""
     path = Path(path).expanduser().resolve()
-    filename = str(path)
-    source = _read(path)
+    return load_source(read_source(path), str(path), kernel_names, solutions_dir=solutions_dir)
+
+
+def load_source(source: str, filename: str, kernel_names: tuple[str, ...] | list[str], *,
+                solutions_dir: str | Path = "") -> Solution:
+    """Load ``source`` (the text of a solution file named ``filename``) and find its kernels."""
+    if source.startswith("\ufeff"):
+        source = source[1:]
+    tree = _parse(source, filename)
+    folder = str(solutions_dir or _solutions_dir())
+    reference_use = _reference_imports(tree)
+    module_name = f"{_rebuild.OWN_MODULE_PREFIX}{next(_counter)}_{Path(filename).stem}"
+    report = sandbox.run_module(source, filename, module_name, time_limit=IMPORT_TIME_LIMIT_S,
+                                solutions_dir=folder)
+    events = [e["what"] for e in report.events if e.get("event") == "reference" and isinstance(e.get("what"), str)]
+    if any(w.startswith("import ") for w in events):     # an import opens the files itself: name the import
+        events = [w for w in events if w.startswith("import ")]
+    reference_use += [w for w in dict.fromkeys(events) if w not in reference_use]
     try:
-        code = compile(source, filename, "exec", dont_inherit=True)
+        _raise_for_sandbox(report, source, filename)
+        linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+        rebuilt = _rebuild.rebuild(tree, report.values, report.arrays, tuple(kernel_names), filename,
+                                   module_name, folder)
+    except SolutionError as e:
+        e.stdout, e.reference_use = report.stdout, reference_use
+        raise
+    reference_use += [r for r in rebuilt.reference_use if r not in reference_use]
+    return Solution(path=Path(filename), kernels={n: f.func for n, f in rebuilt.kernels.items()},
+                    rebuilt=rebuilt, stdout=report.stdout, reference_use=reference_use)
+
+
+def read_source(path: Path) -> str:
+    """The text of a source file, decoded as Python would; ``SolutionError`` if it cannot be read."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise SolutionError("there is no such file", filename=str(path)) from None
+    except OSError as e:
+        raise SolutionError(f"the file cannot be read: {e.strerror or e}", filename=str(path)) from None
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)   # a BOM or a coding line
+    except SyntaxError as e:
+        encoding, problem = "utf-8", e
+    else:
+        problem = None
+    try:
+        text = raw.decode(encoding)
+    except UnicodeDecodeError as e:
+        name = "UTF-8" if encoding.startswith("utf-8") else encoding
+        raise SolutionError(f"the file is not {name} text ({e.reason} at byte {e.start})",
+                            filename=str(path)) from None
+    except LookupError as e:
+        problem = e
+    if problem is not None:
+        raise KernelSyntaxError(f"your file is not valid Python: {problem}", filename=str(path))
+    return text.removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _parse(source: str, filename: str) -> ast.Module:
+    try:
+        return ast.parse(source, filename)
     except SyntaxError as e:
         lineno = e.lineno or 0
         line = e.text if e.text is not None else _line(source, lineno)
         raise KernelSyntaxError(f"your file is not valid Python: {e.msg}", filename=filename,
                                 lineno=lineno, source_line=(line or "").rstrip("\n")) from None
-    except ValueError as e:    # e.g. "source code string cannot contain null bytes"
-        raise KernelSyntaxError(f"your file is not valid Python: {e}", filename=filename) from None
-
-    module = _run_module(code, source, path)
-    kernels = {}
-    for name in kernel_names:
-        kernel = getattr(module, name, None)
-        if kernel is None:
-            defined = sorted(n for n, v in vars(module).items() if _is_function(v) and not n.startswith("_"))
-            found = ", ".join(defined) if defined else "no functions"
-            raise SolutionError(f"your file has no kernel named `{name}` (it defines {found})",
-                                filename=filename)
-        if not _is_function(kernel):
-            raise SolutionError(f"`{name}` in your file is a {type(kernel).__name__}, not a kernel function",
-                                filename=filename)
-        kernels[name] = kernel
-    return Solution(path=path, module=module, kernels=kernels)
+    except (ValueError, RecursionError, MemoryError) as e:   # null bytes; absurd nesting
+        raise KernelSyntaxError(f"your file is not valid Python: {e or type(e).__name__}",
+                                filename=filename) from None
 
 
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SolutionError("there is no such file", filename=str(path)) from None
-    except UnicodeDecodeError as e:
-        raise SolutionError(f"the file is not UTF-8 text ({e.reason} at byte {e.start})",
-                            filename=str(path)) from None
-    except OSError as e:
-        raise SolutionError(f"the file cannot be read: {e.strerror or e}", filename=str(path)) from None
-
-
-def _run_module(code: types.CodeType, source: str, path: Path) -> types.ModuleType:
-    filename = str(path)
-    name = f"_gpu_puzzles_solution_{next(_counter)}_{path.stem}"
-    module = types.ModuleType(name)
-    module.__file__ = filename
-    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
-    sys.modules[name] = module
-    if "numba" in source:
-        with contextlib.suppress(Exception):   # import numba before the time limit starts: it is slow
-            import numba.cuda  # noqa: F401
-    try:
-        with _time_limit(IMPORT_TIME_LIMIT_S, filename):
-            exec(code, module.__dict__)
-    except (Exception, SystemExit) as e:
-        sys.modules.pop(name, None)
-        lineno = _last_line_in(e, filename)
-        what = "took too long (an endless loop at module level?)" if isinstance(e, _ImportTimeout) else \
-            f"raised {type(e).__name__}: {e}"
+def _raise_for_sandbox(report: sandbox.SandboxReport, source: str, filename: str) -> None:
+    if report.protocol:
+        raise SolutionError(f"running your file went wrong: it sent the checker malformed data "
+                            f"({report.protocol})", filename=filename)
+    if report.ended:
+        raise SolutionError(f"running your file {report.ended}", filename=filename)
+    error = report.error
+    if error is not None:
+        lineno = error.get("line") if isinstance(error.get("line"), int) else 0
+        if error.get("timeout"):
+            what = "took too long (an endless loop at module level?)"
+        else:
+            what = f"raised {str(error.get('type', 'an error'))[:80]}: {str(error.get('message', ''))[:2000]}"
         raise SolutionError(f"running your file {what}", filename=filename, lineno=lineno,
-                            source_line=_line(source, lineno)) from None
-    return module
+                            source_line=_line(source, lineno))
+    if not report.done:
+        raise SolutionError("running your file ended before it said what it defines", filename=filename)
 
 
-def _is_function(value: Any) -> bool:
-    return callable(value) and (hasattr(value, "py_func") or isinstance(value, types.FunctionType))
+def _reference_imports(tree: ast.Module) -> list[str]:
+    """``import solutions...`` / ``from solutions... import`` anywhere in the file."""
+    found = []
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [node.module]
+        for name in names:
+            if (name == "solutions" or name.startswith("solutions.")) and f"import {name}" not in found:
+                found.append(f"import {name}")
+    return found
+
+
+def _solutions_dir() -> Path:
+    from . import workspace
+
+    return workspace.SOLUTIONS_DIR
 
 
 def _line(source: str, lineno: int) -> str:
@@ -121,65 +171,4 @@ def _line(source: str, lineno: int) -> str:
     return lines[lineno - 1] if 0 < lineno <= len(lines) else ""
 
 
-def _last_line_in(error: BaseException, filename: str) -> int:
-    """The line of the player's file where ``error`` happened (the innermost frame in that file), or 0."""
-    lineno = 0
-    for frame in traceback.extract_tb(error.__traceback__):
-        if frame.filename == filename:
-            lineno = frame.lineno or 0
-    if not lineno and isinstance(error, SyntaxError) and error.filename == filename:
-        lineno = error.lineno or 0
-    return lineno
-
-
-class _ImportTimeout(Exception):
-    pass
-
-
-@contextlib.contextmanager
-def _time_limit(seconds: float, filename: str):
-    """Stop the player's module-level code after ``seconds``.
-
-    In the main thread on Unix a timer signal does it; elsewhere (a TUI worker thread) a trace function on
-    the player's own frames checks the clock at each line. Neither can stop a single long call into C.
-    """
-    if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
-        with _alarm(seconds):
-            yield
-    else:
-        with _line_clock(seconds, filename):
-            yield
-
-
-@contextlib.contextmanager
-def _alarm(seconds: float):
-    def on_alarm(signum, frame):
-        raise _ImportTimeout()
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
-
-
-@contextlib.contextmanager
-def _line_clock(seconds: float, filename: str):
-    deadline = time.monotonic() + seconds
-
-    def on_line(frame, event, arg):
-        if event == "line" and time.monotonic() > deadline:
-            raise _ImportTimeout()
-        return on_line
-
-    def on_call(frame, event, arg):
-        return on_line if frame.f_code.co_filename == filename else None
-
-    previous = sys.gettrace()
-    sys.settrace(on_call)
-    try:
-        yield
-    finally:
-        sys.settrace(previous)
+__all__ += ["KernelCompileError"]

@@ -4,6 +4,11 @@ A puzzle module (``puzzles/chNN_<chapter>/pNN_<slug>.py``) defines one module-le
 The player writes one or more kernels in a solution file (a plain numba-cuda module); the checker loads the
 file's kernels by name, runs every ``Case`` through gpusim (each ``LaunchStep`` in order, on the case's
 buffers), compares the outputs against ``spec``, checks the ``constraints`` and awards ``stars``.
+
+A *multi-device* case (chapter 10) has ``devices`` set: its array buffers are named ``<name>@<device>`` (the
+device the array is placed on), each ``LaunchStep`` names the ``device`` that runs it, and ``Sync`` steps
+order the devices; ``puzzles/multidevice.py`` runs it on ``gpusim.devices.System``. Defaults keep every
+single-device case as it was.
 """
 
 from __future__ import annotations
@@ -19,13 +24,43 @@ Dim = int | tuple[int, ...]
 
 @dataclass(frozen=True)
 class LaunchStep:
-    """One kernel launch of a case. ``args`` name buffers of the case, in the kernel's parameter order."""
+    """One kernel launch of a case. ``args`` name buffers of the case, in the kernel's parameter order; in a
+    multi-device case an entry may also be an ``int``, passed as it is (a per-launch constant: a rank, a
+    round number)."""
 
     kernel: str                  # the kernel function's name in the solution file
     grid: Dim
     block: Dim
-    args: tuple[str, ...]
+    args: tuple[str | int, ...]
     shared_mem: int = 0          # dynamic shared memory bytes (for cuda.shared.array(0, ...))
+    device: int = 0              # the device that runs it (multi-device cases; 0 for every other case)
+
+    def arg_values(self, buffers: Mapping[str, Any]) -> tuple:
+        """The launch's arguments: each named buffer's value, each int as it is."""
+        return tuple(a if isinstance(a, int) else buffers[a] for a in self.args)
+
+
+@dataclass(frozen=True)
+class Sync:
+    """A synchronisation point between the launches of a multi-device case: every launch before it on
+    ``devices`` (every device when empty) happens before every launch after it on them. A ``Sync`` of every
+    device also ends a *round* (``RunStats.device_launches`` numbers launches by round)."""
+
+    devices: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Devices:
+    """The simulated machine of a multi-device case: ``count`` devices linked as a ``topology``
+    ("ring": each device to its two neighbours; "switch": every device to every other)."""
+
+    count: int
+    topology: str = "switch"
+    # bytes per directed link "src->dst" that the puzzle's bandwidth-optimal algorithm moves on this case,
+    # counted by the puzzle (like gpusim's ideal sectors for coalescing): what link-traffic stars compare with
+    ideal_link_bytes: Mapping[str, int] = field(default_factory=dict)
+    # rounds from the first to the last busy round that the puzzle's best schedule needs (0: not judged)
+    ideal_rounds: int = 0
 
 
 @dataclass(frozen=True)
@@ -38,8 +73,15 @@ class Case:
 
     name: str                          # e.g. "random n=100", "n=1", "n not a multiple of the block"
     buffers: Mapping[str, Any]         # name -> np.ndarray | int | float
-    steps: tuple[LaunchStep, ...]
+    steps: tuple[LaunchStep | Sync, ...]   # Sync only in multi-device cases
     note: str = ""                     # why this case exists, shown when it fails
+    devices: Devices | None = None     # several devices (chapter 10); None: one device, as every other case
+
+    @property
+    def launches(self) -> tuple[LaunchStep, ...]:
+        """The launch steps in order, without the ``Sync`` points: how one GPU runs a multi-device case
+        (every array in its memory, the devices' launches in issue order)."""
+        return tuple(s for s in self.steps if isinstance(s, LaunchStep))
 
 
 @dataclass(frozen=True)
@@ -63,6 +105,15 @@ class RunStats:
     launches: int
     flops: int
     metrics: Mapping[str, float] = field(default_factory=dict)  # summed ncu-named metrics
+    # Multi-device cases only (empty otherwise), from gpusim.devices: bytes and 32-byte sectors per directed
+    # link "src->dst" (what peer accesses moved), bytes launches stored into other devices' memory, and every
+    # launch as (round, device, kernel, whether it wrote global memory); rounds end at a Sync of every device.
+    link_bytes: Mapping[str, int] = field(default_factory=dict)
+    link_sectors: Mapping[str, int] = field(default_factory=dict)
+    ideal_link_bytes: Mapping[str, int] = field(default_factory=dict)   # the case's Devices.ideal_link_bytes
+    ideal_rounds: int = 0                                               # the case's Devices.ideal_rounds
+    peer_store_bytes: int = 0
+    device_launches: tuple[tuple[int, int, str, bool], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -101,6 +152,9 @@ class Puzzle:
     # is shown, so a check can be replayed); None means the puzzle's own fixed seed. Worked examples from the
     # description stay fixed whatever rng is.
     outputs: tuple[str, ...]   # buffer names compared against the spec
+    # Buffers the kernels may write that are not compared (scratch between launches). Every other array
+    # buffer is an input: the checker fails a case whose launches change one.
+    scratch: tuple[str, ...] = ()
     constraints: tuple[Rule, ...] = ()
     stars: tuple[Star, ...] = ()
     hints: tuple[str, ...] = ()

@@ -144,3 +144,14 @@ def chapters() -> dict[int, str]:
         if isinstance(number, int) and isinstance(title, str):
             out[number] = title
     return out
+
+
+def chapter_introduction(number: int) -> str:
+    """The Markdown introduction of chapter ``number`` (its package's ``INTRODUCTION``); "" when it has none."""
+    for folder in sorted(PACKAGE_DIR.glob("ch*")):
+        match = _CHAPTER_DIR.match(folder.name)
+        if not match or int(match.group(1)) != number or not (folder / "__init__.py").exists():
+            continue
+        text = getattr(importlib.import_module(f"puzzles.{folder.name}"), "INTRODUCTION", "")
+        return text.strip() if isinstance(text, str) else ""
+    return ""

@@ -9,12 +9,60 @@ import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
-from .checker import max_stars
+from gpusim.faults import KernelTimeout
+
+from .checker import MAX_STEPS, max_stars
 from .model import Puzzle
 from .progress import Progress, revealed_hints
 from .results import CheckResult
 
 MAX_PRINTED_LINES = 40   # of what a solution printed
+
+
+def fault_summary(fault) -> str:
+    """A fault's first sentence as a player should read it.
+
+    The step budget is the checker's, not a knob the player can turn: an endless loop says so in those words.
+    """
+    if isinstance(fault, KernelTimeout):
+        budget = getattr(fault, "max_steps", 0) or MAX_STEPS
+        return (f"The kernel probably never ends: it did more than {budget:,} steps of work, the most a check lets "
+                "one launch run. Look for a loop whose condition some thread never makes false.")
+    return fault.summary
+
+
+def failure_message(failure) -> str:
+    """A failure's message, with a fault's first sentence as ``fault_summary`` words it."""
+    fault = getattr(failure, "fault", None)
+    if fault is None or not fault.summary:
+        return failure.message
+    return failure.message.replace(fault.summary, fault_summary(fault), 1)
+
+
+def star_line(tier) -> str:
+    """``★★  description (rules)``; the rules are left out when they only repeat the description."""
+    rules = "; ".join(r.description for r in tier.rules)
+    same = not rules or rules.strip().lower() in tier.description.strip().lower()
+    return f"  {'★' * tier.stars}  {tier.description}" + ("" if same else f" ({rules})")
+
+
+def kernel_output(result: CheckResult, limit: int = MAX_PRINTED_LINES) -> list[str]:
+    """What the kernels printed with ``print()``, launch by launch (``LaunchReport.output``), as lines."""
+    lines: list[str] = []
+    for case in result.cases:
+        for number, report in enumerate(case.reports, 1):
+            records = list(getattr(report, "output", None) or [])
+            dropped = int(getattr(report, "output_dropped", 0) or 0)
+            if not records and not dropped:
+                continue
+            lines.append(f"  case {case.name!r}, launch {number}:")
+            for r in records:
+                lines.append(f"  | block {r.block} thread {r.thread} (line {r.lineno}): {r.text}")
+            if dropped:
+                lines.append(f"  | ... {dropped} more lines not kept (a launch keeps the first {len(records)})")
+    if len(lines) > limit:
+        lines = lines[:limit] + [f"  | ... ({len(lines) - limit} more lines)"]
+    return lines
 
 
 def stars(earned: int, most: int) -> str:
@@ -29,15 +77,21 @@ def puzzle_list(puzzles: Sequence[Puzzle], progress: Progress) -> str:
     slug_w = max(len(p.slug) for p in puzzles)
     title_w = min(max(len(p.title) for p in puzzles), 40)
     lines = [f"{'#':>3}  {'puzzle':<{slug_w}}  {'title':<{title_w}}  ch  level  stars"]
+    seen_any = False
     earned = total = 0
     for p in puzzles:
         got, most = progress.stars(p.slug), max_stars(p)
         earned, total = earned + got, total + most
         title = p.title if len(p.title) <= title_w else p.title[: title_w - 1] + "…"
         level = "●" * p.difficulty + "○" * max(5 - p.difficulty, 0)
+        entry = progress.puzzles.get(p.slug)
+        seen = bool(entry and entry.solution_revealed)
+        seen_any |= seen
         lines.append(f"{p.number:>3}  {p.slug:<{slug_w}}  {title:<{title_w}}  {p.chapter:>2}  {level}  "
-                     f"{stars(got, most)}")
-    lines.append(f"\n{earned} of {total} stars earned.")
+                     f"{stars(got, most):<5}" + ("  (solution seen)" if seen else "").rstrip())
+    lines = [line.rstrip() for line in lines]
+    lines.append(f"\n{earned} of {total} stars earned."
+                 + ("  (solution seen): you have read that puzzle's reference solution." if seen_any else ""))
     return "\n".join(lines)
 
 
@@ -51,9 +105,7 @@ def puzzle_page(puzzle: Puzzle, progress: Progress, file: Path) -> str:
         out.extend(f"  - {rule.description}" for rule in puzzle.constraints)
     out.append("Stars:")
     out.append(f"  {stars(1, 1)}  a correct solution that meets every constraint")
-    for tier in sorted(puzzle.stars, key=lambda s: s.stars):
-        rules = "; ".join(r.description for r in tier.rules)
-        out.append(f"  {'★' * tier.stars}  {tier.description}" + (f" ({rules})" if rules else ""))
+    out.extend(star_line(tier) for tier in sorted(puzzle.stars, key=lambda s: s.stars))
     got = progress.stars(puzzle.slug)
     out.append(f"You have: {stars(got, max_stars(puzzle))}")
     seen = revealed_hints(puzzle, progress)
@@ -72,10 +124,12 @@ def check_report(result: CheckResult, title: str = "") -> str:
     """The verdict on one solution: each case, each failure with its details, the stars, the next star."""
     heading = f"Puzzle {result.number}: {title or result.puzzle}"
     out = [heading, f"  file: {result.file}"]
+    if result.cases:
+        out.append(f"  cases drawn with seed {result.seed} (`--seed {result.seed}` replays them)")
     case_failures = {id(f) for c in result.cases for f in c.failures}
     for failure in result.failures:
         if id(failure) not in case_failures:
-            out.append(_block(failure.message, 2, "✗"))
+            out.append(_block(failure_message(failure), 2, "✗"))
     shown: dict[tuple, str] = {}      # a fault seen in an earlier case is named, not repeated
     for case in result.cases:
         mark = {"pass": "✓", "fail": "✗"}.get(case.status, "·")
@@ -88,7 +142,7 @@ def check_report(result: CheckResult, title: str = "") -> str:
                 continue
             if key is not None:
                 shown[key] = case.name
-            out.append(_block(failure.message, 6))
+            out.append(_block(failure_message(failure), 6))
         if case.failures and case.note:
             out.append(f"      (this case: {case.note})")
     if result.stdout.strip():
@@ -98,6 +152,10 @@ def check_report(result: CheckResult, title: str = "") -> str:
         out.extend(f"  | {line}" for line in shown)
         if len(printed) > len(shown):
             out.append(f"  | ... ({len(printed) - len(shown)} more lines)")
+    printed = kernel_output(result)
+    if printed:
+        out.append("Your kernels printed:")
+        out.extend(printed)
     out.extend(f"Note: {note}" for note in result.notes)
     if result.passed:
         mark = stars(result.stars, result.max_stars)
@@ -117,7 +175,7 @@ def check_line(number: int, slug: str, status: str, result: CheckResult | None) 
         return f"  · {number:>3} {slug}: {status}"
     if result.passed:
         return f"  ✓ {number:>3} {slug} {stars(result.stars, result.max_stars)}"
-    first = result.failures[0].message.splitlines()[0] if result.failures else "failed"
+    first = failure_message(result.failures[0]).splitlines()[0] if result.failures else "failed"
     return f"  ✗ {number:>3} {slug}: {textwrap.shorten(first, 100)}"
 
 

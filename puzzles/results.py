@@ -5,13 +5,20 @@ that could break a reader).
 
 Failure kinds:
 
-* ``compile``    — the file is not valid Python, fails as it runs, lacks a kernel, or uses a construct
-                   that gpusim does not run.
+* ``compile``    — the file is not valid Python, fails (or exits) as it runs, lacks a kernel, defines one a
+                   GPU could not launch, uses a construct that gpusim does not run, or (where numba-cuda's
+                   compiler is installed) does not compile to PTX.
 * ``fault``      — a thread faulted (out of bounds, data race, divergent barrier, uninitialised read, endless
                    loop, error in the kernel); ``fault`` holds the ``KernelFault``.
-* ``mismatch``   — an output differs from the spec; ``detail`` holds the first wrong element.
+* ``mismatch``   — an output differs from the spec, or an input changed; ``detail`` holds the first wrong
+                   element (``detail["changed_input"]`` is True for an input).
 * ``constraint`` — a constraint of the puzzle does not hold; ``detail`` holds the rule's description.
 * ``error``      — the launch could not be made, or the simulator or the puzzle has a bug.
+
+``CaseResult.outputs`` holds, for each output of a case that ran (to its end, or until a launch faulted), what
+the kernel left in it and what the spec expects (``OutputValues``: the whole array up to
+``output_values.MAX_KEPT`` elements, else a box around the first difference), both made by the judging
+process. They are for drawing and are not part of ``to_dict()``.
 """
 
 from __future__ import annotations
@@ -51,6 +58,38 @@ class Failure:
 
 
 @dataclass
+class OutputValues:
+    """One output of a case: the kernel's values against the spec's, whole or a box of the whole array.
+
+    ``got``, ``expected`` and ``differs`` have the box's shape; ``got[0, ...]`` is element ``origin`` of the
+    whole output (all zeros when the box is the whole array). ``expected`` holds the spec's values as they
+    were compared (a float output's rounded to its dtype); ``differs`` marks the elements the comparison
+    rejected; ``wrong`` and ``first_wrong`` are about the whole output.
+    """
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+    origin: tuple[int, ...]
+    got: Any
+    expected: Any
+    differs: Any
+    wrong: int = 0
+    first_wrong: tuple[int, ...] | None = None
+
+    @property
+    def size(self) -> int:
+        count = 1
+        for n in self.shape:
+            count *= n
+        return count
+
+    @property
+    def whole(self) -> bool:
+        return tuple(self.got.shape) == tuple(self.shape)
+
+
+@dataclass
 class CaseResult:
     """The outcome of one test case. ``status`` is "pass", "fail" or "not run"."""
 
@@ -62,6 +101,8 @@ class CaseResult:
     stats_complete: bool = False
     unmeasured: list[str] = field(default_factory=list)  # why some stats could not be measured
     reports: list[Any] = field(default_factory=list)  # the LaunchReport of every launch that ran
+    outputs: dict[str, OutputValues] = field(default_factory=dict)   # each output against the spec, in order
+    float64_lines: list[Any] = field(default_factory=list)   # per launch (with trace): precision.float64_lines
     seconds: float = 0.0
 
     @property
@@ -96,6 +137,9 @@ class CheckResult:
     next_star: str | None = None
     notes: list[str] = field(default_factory=list)  # things the player should know that are not failures
     stdout: str = ""            # what the file and its kernels printed
+    seed: int = 0               # the seed of the random cases: `check --seed N` replays this check
+    reference_use: list[str] = field(default_factory=list)   # how the file used the reference solution
+    ptx_checked: bool = False   # the kernels were compiled to PTX by numba-cuda as well
     seconds: float = 0.0
     debug: list[str] = field(default_factory=list)  # internal tracebacks, for bug reports only
 
@@ -113,5 +157,8 @@ class CheckResult:
             "cases": [c.to_dict() for c in self.cases],
             "notes": list(self.notes),
             "stdout": self.stdout,
+            "seed": self.seed,
+            "reference_use": list(self.reference_use),
+            "ptx_checked": self.ptx_checked,
             "seconds": round(self.seconds, 4),
         }

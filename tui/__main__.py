@@ -1,7 +1,8 @@
-"""``python -m tui``: start the app."""
+"""``python -m tui``: start the app (guarded: the terminal is restored even if the process dies)."""
 
 import sys
 
-from tui.app import run
+from tui.app import run, run_here
+from tui.guard import CHILD_FLAG
 
-sys.exit(run())
+sys.exit(run_here() if CHILD_FLAG in sys.argv[1:] else run())

@@ -212,19 +212,30 @@ def element_map(report, name: str) -> ElementMap | None:
     return ElementMap(name, info.space, shape, reads, writes, first_reader, first_writer, partial)
 
 
-def accessors(report, name: str, flat_index: tuple[int, ...], limit: int = 8) -> tuple[list[str], list[str], int]:
-    """Recorded (readers, writers) of one element as "block (x,y,z) thread (x,y,z)", at most ``limit`` each.
+@dataclass(frozen=True)
+class Accessors:
+    """The recorded threads that read and wrote one element: the first ``limit`` of each, and how many."""
 
-    ``flat_index`` is the element's index tuple (shared arrays: block first). Returns (readers, writers,
-    lane-accesses recorded in all).
+    readers: list[str]           # "block (x,y,z) thread (x,y,z)", in execution order
+    writers: list[str]
+    reader_count: int            # distinct threads in all
+    writer_count: int
+    accesses: int                # lane-accesses recorded
+
+
+def accessors(report, name: str, flat_index: tuple[int, ...], limit: int = 8) -> Accessors:
+    """Recorded readers and writers of one element of array ``name``, at most ``limit`` of each by name.
+
+    ``flat_index`` is the element's index tuple (shared arrays: block first).
     """
     trace = trace_of(report)
+    none = Accessors([], [], 0, 0, 0)
     if trace is None:
-        return [], [], 0
+        return none
     launch = report.launch
     infos = [a for a in trace.arrays.values() if a.name == name]
     if not infos:
-        return [], [], 0
+        return none
     info = infos[0]
     ids = [k for k, a in trace.arrays.items() if a.name == name and a.space == info.space]
     table = trace.table
@@ -236,15 +247,15 @@ def accessors(report, name: str, flat_index: tuple[int, ...], limit: int = 8) ->
         rest = flat_index
     flat = int(np.ravel_multi_index(rest, info.shape)) if info.shape else 0
     rows = rows[rows["element"] == flat]
-    readers, writers = [], []
-    for r in rows:
-        who = _who(launch, int(r["block"]), int(r["thread"]))
-        kind = int(r["kind"])
-        if kind in (0, 2, 3) and who not in readers and len(readers) < limit:
-            readers.append(who)
-        if kind in (1, 2, 3) and who not in writers and len(writers) < limit:
-            writers.append(who)
-    return readers, writers, len(rows)
+    gtid = rows["block"].astype(np.int64) * launch.threads_per_block + rows["thread"].astype(np.int64)
+    out = []
+    for kinds in ((0, 2, 3), (1, 2, 3)):
+        pick = np.isin(rows["kind"], kinds)
+        ids_in_order = list(dict.fromkeys(gtid[pick].tolist()))
+        tpb = launch.threads_per_block
+        out.append(([_who(launch, g // tpb, g % tpb) for g in ids_in_order[:limit]], len(ids_in_order)))
+    (readers, n_readers), (writers, n_writers) = out
+    return Accessors(readers, writers, n_readers, n_writers, len(rows))
 
 
 def _who(launch, block: int, thread: int) -> str:
@@ -337,3 +348,32 @@ def phase_view(report, block: int, phase: int, array: str) -> PhaseView | None:
     return PhaseView(block, phase, phases, array, shape, writes.reshape(shape), reads.reshape(shape),
                      writer.reshape(shape), barriers[phase - 1] if phase > 0 else None,
                      barriers[phase] if phase < len(barriers) else None, other)
+
+
+def phase_slot(report, block: int, phase: int, array: str, flat: int) -> tuple[list[int], list[int]]:
+    """(readers, writers) of element ``flat`` of ``array`` in ``block`` during ``phase``: thread numbers
+    (linear, in the block), distinct, in execution order."""
+    trace = trace_of(report)
+    if trace is None:
+        return [], []
+    ids = [k for k, a in trace.arrays.items() if a.name == array]
+    rows = trace.accesses(block, phase)
+    rows = rows[np.isin(rows["array"], ids) & (rows["element"] == flat)]
+    threads = rows["thread"].astype(np.int64)
+    readers = list(dict.fromkeys(threads[np.isin(rows["kind"], (0, 2, 3))].tolist()))
+    writers = list(dict.fromkeys(threads[np.isin(rows["kind"], (1, 2, 3))].tolist()))
+    return readers, writers
+
+
+def phase_values(report, block: int, phase: int, array: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """(contents of shared ``array`` in ``block`` as ``phase`` ended, which of them some thread had written by
+    then); None when the trace did not keep them."""
+    trace = trace_of(report)
+    getter = getattr(trace, "shared_values", None)
+    if getter is None:
+        return None
+    values = getter(block, array, phase)
+    written = trace.written_before(block, array, phase)
+    if values is None or written is None:
+        return None
+    return values, written

@@ -22,8 +22,8 @@ class LaunchRef:
         mark = {"pass": "✓", "fail": "✗"}.get(self.case_status, "·")
         grid = "×".join(str(d) for d in _trim(launch.grid))
         block = "×".join(str(d) for d in _trim(launch.block))
-        return (f"case {self.case_number}/{self.case_count} {mark} {self.case_name} · "
-                f"launch {self.launch_number}/{self.launch_count}: {launch.kernel}, "
+        which = f" · launch {self.launch_number}/{self.launch_count}" if self.launch_count > 1 else ""
+        return (f"case {self.case_number}/{self.case_count} {mark} {self.case_name}{which} · {launch.kernel}, "
                 f"grid {grid}, block {block}")
 
 
@@ -45,12 +45,16 @@ def launches_of(result: Any) -> list[LaunchRef]:
     return refs
 
 
-def default_launch(refs: list[LaunchRef]) -> int:
-    """Where the visualisers start: the first launch of a failing case (a fault first), else the first."""
+def default_launch(refs: list[LaunchRef], next_star: str | None = None) -> int:
+    """Where the visualisers start: the first launch of a failing case (a fault first); else the case the next
+    star's message names (the judge names the first case where its rule does not hold); else the first."""
     for i, ref in enumerate(refs):
         if getattr(ref.report, "faults", None):
             return i
     for i, ref in enumerate(refs):
         if ref.case_status == "fail":
+            return i
+    for i, ref in enumerate(refs):
+        if next_star and f"(case {ref.case_name!r})" in next_star:
             return i
     return 0

@@ -23,11 +23,19 @@ class PuzzleOpened(Message):
 
 
 @dataclass
+class ChapterHighlighted(Message):
+    """The browser's cursor moved onto a chapter."""
+
+    chapter: int
+
+
+@dataclass
 class CheckFinished(Message):
     """A check of the player's file ended (posted from the worker thread)."""
 
     puzzle: Any
     result: Any        # puzzles.results.CheckResult
+    run: Any = None    # the checking.CheckRun it answers (None: not from the runner)
 
 
 @dataclass

@@ -27,7 +27,12 @@ from numba import cuda  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from puzzles.multidevice import case_outputs  # noqa: E402
 from puzzles.registry import all_puzzles  # noqa: E402
+
+# A multi-device case (chapter 10) runs here on one GPU: its launches in issue order (a valid order of the
+# devices' streams, since the simulator proved the case race-free), its Sync steps skipped, every array in
+# this GPU's memory; its outputs are x@0, x@1, ... for an output x.
 
 
 def load(path: Path):
@@ -55,8 +60,8 @@ def run_sim(mod, puzzle, case) -> dict:
     import gpusim
 
     bufs = {k: copy.deepcopy(v) for k, v in case.buffers.items()}
-    for step in case.steps:
-        gpusim.launch(getattr(mod, step.kernel), step.grid, step.block, [bufs[a] for a in step.args],
+    for step in case.launches:
+        gpusim.launch(getattr(mod, step.kernel), step.grid, step.block, step.arg_values(bufs),
                       step.shared_mem, instrument=False)
     return bufs
 
@@ -64,9 +69,9 @@ def run_sim(mod, puzzle, case) -> dict:
 def run_gpu(mod, case) -> dict:
     bufs = {k: copy.deepcopy(v) for k, v in case.buffers.items()}
     dev = {k: cuda.to_device(v) if isinstance(v, np.ndarray) else v for k, v in bufs.items()}
-    for step in case.steps:
+    for step in case.launches:
         kern = getattr(mod, step.kernel)
-        args = [dev[a] for a in step.args]
+        args = step.arg_values(dev)
         if step.shared_mem:
             kern[step.grid, step.block, 0, step.shared_mem](*args)
         else:
@@ -79,13 +84,13 @@ def sim_vs_gpu(mod, puzzle, case) -> int:
     """Largest ulp (or count of differing integer elements) between gpusim's and the GPU's outputs."""
     g = run_gpu(mod, case)
     s = run_sim(mod, puzzle, case)
-    return max(ulp_diff(np.asarray(s[n]), np.asarray(g[n])) for n in puzzle.outputs)
+    return max(ulp_diff(np.asarray(s[n]), np.asarray(g[n])) for n in case_outputs(puzzle, case))
 
 
 def run_case(mod, puzzle, case) -> str | None:
     got = run_gpu(mod, case)
     expected = puzzle.spec(**{k: copy.deepcopy(v) for k, v in case.buffers.items()})
-    for name in puzzle.outputs:
+    for name in case_outputs(puzzle, case):
         g, e = np.asarray(got[name]), np.asarray(expected[name])
         if g.shape != e.shape:
             return f"{name}: shape {g.shape} != {e.shape}"

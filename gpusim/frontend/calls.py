@@ -300,7 +300,7 @@ class CallLowering:
             g = self.resolve(src) if isinstance(src, (ast.Name, ast.Attribute)) else None
             if not isinstance(g, ConstArrayRef):
                 raise self.error(value, "cuda.const.array_like needs a module-level NumPy array")
-            arr = self.const_array(g, value)
+            arr = self.const_array(ConstArrayRef(g.array, g.name), value)   # copied to constant memory: frozen
             arr.name = target.id
             return N.Assign(target.id, arr, line=line), arr.type
         shape_node, dtype_node = args["shape"], args["dtype"]

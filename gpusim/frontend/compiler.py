@@ -30,6 +30,11 @@ from .source import Source, func_globals, read_source
 
 #: device functions one kernel may reach through nested calls
 MAX_CALL_DEPTH = 10_000
+#: Python bytecode of one kernel or device function, and of a kernel with everything it calls, at most: about
+#: 4,000 and 16,000 simple statements, which gpusim compiles in a few seconds (a bigger kernel is refused
+#: before its source is read, in well under a second)
+MAX_FUNCTION_BYTECODE = 64 * 1024
+MAX_MODULE_BYTECODE = 256 * 1024
 
 
 class _NeedCallee(Exception):
@@ -51,6 +56,7 @@ class Builder:
         self.arrays: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.in_progress: list[tuple] = []
         self.decls = 0
+        self.bytecode = 0
 
     # -- services for the lowering ----------------------------------------------------------------------------
     def global_cache(self, func: Any) -> dict[str, Any]:
@@ -81,11 +87,25 @@ class Builder:
     def source(self, func: Any) -> Source:
         src = self.sources.get(func)
         if src is None:
+            self.check_size(func)
             src = read_source(func)
             fold_literals(src.tree)
             self.sources[func] = src
             self.globals[func] = func_globals(func)
         return src
+
+    def check_size(self, func: Any) -> None:
+        code = func.__code__
+        size = len(code.co_code)
+        self.bytecode += size
+        if size > MAX_FUNCTION_BYTECODE or self.bytecode > MAX_MODULE_BYTECODE:
+            what = f"{func.__name__!r} is" if size > MAX_FUNCTION_BYTECODE else \
+                f"the kernel with the device functions it calls is, with {func.__name__!r},"
+            most = MAX_FUNCTION_BYTECODE if size > MAX_FUNCTION_BYTECODE else MAX_MODULE_BYTECODE
+            raise UnsupportedConstruct(
+                f"{what} too large for gpusim to compile ({max(size, self.bytecode):,} bytes of Python bytecode, "
+                f"at most {most:,}: about {most // 16:,} simple statements); a kernel this long is generated "
+                "code: loop over the work instead", filename=code.co_filename, lineno=code.co_firstlineno)
 
     def lower_one(self, key: tuple) -> N.Function:
         func, arg_types, is_kernel = key

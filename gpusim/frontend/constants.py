@@ -81,7 +81,7 @@ def literal_type(value: bool | int | float) -> Scalar | None:
         v = int(value)
         if -(1 << 63) <= v < (1 << 63):
             return INT64
-        if v < (1 << 64):
+        if 0 <= v < (1 << 64):
             return UINT64
         return None
     return FLOAT64

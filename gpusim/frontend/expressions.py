@@ -163,14 +163,15 @@ class ExprLowering:
         raise self.error(node, f"{ast.unparse(node)} is {what}: it cannot be used as a value here")
 
     def const_array(self, ref: ConstArrayRef, node: ast.AST) -> N.ConstArray:
-        data = self.builder.frozen_array(ref.array)
+        data = ref.array if ref.by_pointer else self.builder.frozen_array(ref.array)
         if data.dtype.kind not in "biuf":
             raise self.error(node, f"the module array {ref.name!r} has dtype {data.dtype}: a kernel reads numeric "
                                    "arrays only")
         from ..ir.types import array_of
 
         t = array_of(data, "const")
-        return N.ConstArray(ref.name, data, type=Array(t.dtype, t.ndim, "C", "const"), line=node.lineno)
+        return N.ConstArray(ref.name, data, by_pointer=ref.by_pointer, type=Array(t.dtype, t.ndim, "C", "const"),
+                            line=node.lineno)
 
     # -- expressions ----------------------------------------------------------------------------------------
     def expr(self, node: ast.AST) -> N.Expr:

@@ -51,6 +51,16 @@ class DeviceFnRef:
 class ConstArrayRef:
     array: np.ndarray
     name: str
+    by_pointer: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class CapturedDeviceArray:
+    """A global a kernel names that is a device array: numba-cuda captures it by pointer, so the kernel reads
+    its contents as they are at each launch (a NumPy global is frozen when the kernel is compiled). The drop-in
+    (``gpusim.cudasim``) puts the NumPy array behind a simulator device array in one of these."""
+
+    array: np.ndarray
 
 
 def _dtype_of(obj: Any) -> np.dtype | None:
@@ -108,6 +118,8 @@ def classify_global(name: str, obj: Any) -> Any:
         return obj
     if isinstance(obj, np.ndarray):
         return ConstArrayRef(obj, name)
+    if isinstance(obj, CapturedDeviceArray):
+        return ConstArrayRef(obj.array, name, by_pointer=True)
     if isinstance(obj, types.FunctionType):
         return DeviceFnRef(obj)
     raise LookupError(type(obj).__name__)

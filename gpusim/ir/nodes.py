@@ -17,7 +17,8 @@ What a back end may rely on:
 * Fused multiply-adds are ``Fma`` nodes, made by the named pass ``gpusim.ir.fma`` (and by ``cuda.fma``):
   ``x*y + z`` with one rounding. Every back end computes the same bits.
 * Constants are folded (shapes, dtypes, module constants); module-level arrays are embedded
-  (``ConstArray``); the module is self-contained and picklable.
+  (``ConstArray``, frozen at compile time, except a device array captured by pointer: ``by_pointer``, read as
+  it is at each launch); the module is self-contained and picklable.
 * ``Let`` binds a temporary inside an expression (for ``a < b < c`` evaluated once each, in order);
   temporaries and front-end locals are named ``$...`` and cannot clash with the kernel's names.
 
@@ -26,6 +27,7 @@ Semantics a back end must reproduce exactly are stated on the node classes.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
@@ -218,10 +220,19 @@ class Trap(Expr):
 
 @dataclass(eq=False)
 class ConstArray(Expr):
-    """A module-level NumPy array (or ``cuda.const.array_like``), read-only, embedded by value."""
+    """A module-level NumPy array (or ``cuda.const.array_like``), read-only, embedded by value: ``data`` is
+    frozen when the kernel is compiled. ``by_pointer``: a device array the kernel captures by pointer (as
+    numba-cuda does): ``data`` is the live array, and a launch reads its contents as they are then."""
 
     name: str
     data: np.ndarray
+    by_pointer: bool = False
+
+    def __deepcopy__(self, memo: dict) -> ConstArray:
+        # a copy of the node shares ``data``: frozen data is read-only, and a live array must stay the one array
+        new = copy.copy(self)
+        memo[id(self)] = new
+        return new
 
 
 @dataclass(eq=False)

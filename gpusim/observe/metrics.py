@@ -1,7 +1,8 @@
 """Instrumentation: memory-traffic metrics under Nsight Compute's names, and the observers that fill a report.
 
 ``instrumentation(trace)`` is what ``gpusim.launch`` calls when ``instrument=True``: it returns the observers
-that fill ``report.metrics`` (``TrafficObserver``), ``report.counts`` (``AccessCounts``), ``report.flops``
+that fill ``report.metrics`` (``TrafficObserver``; ``RoundsObserver`` adds the latency rounds the timing model
+reads), ``report.counts`` (``AccessCounts``), ``report.flops``
 and, unless ``trace`` is False, ``report.trace`` (bounded; ``trace="full"`` records everything).
 
 ``report.metrics`` keys are ncu metric names whose values equal what ncu reports for the same launch on a GPU
@@ -21,6 +22,7 @@ from .dram import SegmentMap
 from .events import AccessEvent, ArrayInfo, LaunchInfo, Observer
 from .flops import FlopsObserver
 from .requests import Requests
+from .rounds import RoundsObserver
 from .trace import TraceObserver
 
 __all__ = ["AccessCounts", "METRIC_KEYS", "TrafficObserver", "instrumentation"]
@@ -156,7 +158,7 @@ def instrumentation(trace: bool | str | None = True) -> list[Observer]:
     if trace not in (True, False, None, "full"):
         raise ValueError(f"trace must be True, False or 'full', not {trace!r}")
     traffic = TrafficObserver()
-    observers: list[Observer] = [traffic, CountsObserver(traffic), FlopsObserver()]
+    observers: list[Observer] = [traffic, CountsObserver(traffic), FlopsObserver(), RoundsObserver()]
     if trace:
         observers.append(TraceObserver(full=trace == "full"))
     return observers

@@ -55,23 +55,23 @@ class Shadow:
 
 
 @njit(cache=True, inline="always")
-def _ordered(prev_tid, prev_time, b, w, T, NW, bar_time, wbar_time):
+def _ordered(prev_tid, prev_time, b, w, b0, T, NW, bar_time, wbar_time):
     pb = prev_tid // T
     if pb != b:
         return False
-    if bar_time[b] > prev_time:
+    if bar_time[b - b0] > prev_time:
         return True
     pw = pb * NW + (prev_tid % T) // WARP_SIZE
-    return pw == w and wbar_time[w] > prev_time
+    return pw == w and wbar_time[w - b0 * NW] > prev_time
 
 
 @njit(cache=True, inline="always")
-def _ordered_group(blk, warp, time, b, w, bar_time, wbar_time):
+def _ordered_group(blk, warp, time, b, w, b0, NW, bar_time, wbar_time):
     """Are earlier accesses, all from block ``blk`` (-2: several) and warp ``warp`` (-2: several), the latest
     at ``time``, ordered before an access by a thread of block ``b``, warp ``w``?"""
     if blk != b:
         return False
-    return bar_time[b] > time or (warp == w and wbar_time[w] > time)
+    return bar_time[b - b0] > time or (warp == w and wbar_time[w - b0 * NW] > time)
 
 
 @njit(cache=True, inline="always")
@@ -87,13 +87,16 @@ def _hit(result, k, other_tid, other_line, hazard):
 @njit(cache=True)
 def track(elems, gtids, T, NW, now, line, kind, check_uninit,
           w_tid, w_time, w_line, a_tid, a_time, a_line, a_blk, a_warp, r_tid, r_time, r_line, r_blk, r_warp,
-          bar_time, wbar_time, result):
+          b0, bar_time, wbar_time, result):
     """Check and record one access group. ``result`` gets the first race / uninitialised read (lane position).
 
     Plain reads conflict with plain writes and atomics; plain writes with everything; atomics with plain
     reads and writes but not with other atomics. A plain write supersedes what came before it (anything it
     is ordered after, a later access ordered after it is ordered after too; anything it is not, is a race
-    already reported), so it clears the reads and atomics; an atomic supersedes nothing."""
+    already reported), so it clears the reads and atomics; an atomic supersedes nothing.
+
+    ``bar_time``/``wbar_time`` hold the barrier times of the current chunk's blocks and warps, from block
+    ``b0``: every index into them is the current access's block or warp, always in the chunk."""
     for k in range(elems.size):
         e = elems[k]
         g = gtids[k]
@@ -106,12 +109,12 @@ def track(elems, gtids, T, NW, now, line, kind, check_uninit,
                 result[R_UNINIT_POS] = k
             result[R_UNINITS] += 1
         # against the last plain write
-        if wt != -1 and wt != g and not _ordered(wt, w_time[e], b, w, T, NW, bar_time, wbar_time):
+        if wt != -1 and wt != g and not _ordered(wt, w_time[e], b, w, b0, T, NW, bar_time, wbar_time):
             _hit(result, k, wt, w_line[e], 1 if kind == READ else 3)
         # against the atomics since (an atomic never races with an atomic)
         if kind != ATOMIC and at != -1 and at != g:
-            if not (_ordered(at, a_time[e], b, w, T, NW, bar_time, wbar_time) if at >= 0 else
-                    _ordered_group(a_blk[e], a_warp[e], a_time[e], b, w, bar_time, wbar_time)):
+            if not (_ordered(at, a_time[e], b, w, b0, T, NW, bar_time, wbar_time) if at >= 0 else
+                    _ordered_group(a_blk[e], a_warp[e], a_time[e], b, w, b0, NW, bar_time, wbar_time)):
                 _hit(result, k, at, a_line[e], 1 if kind == READ else 3)
         if kind == READ:
             rt = r_tid[e]
@@ -121,7 +124,8 @@ def track(elems, gtids, T, NW, now, line, kind, check_uninit,
                 r_warp[e] = w
             else:
                 rb = r_blk[e]
-                if rb == b and (bar_time[b] > r_time[e] or (r_warp[e] == w and wbar_time[w] > r_time[e])):
+                if rb == b and (bar_time[b - b0] > r_time[e]
+                                or (r_warp[e] == w and wbar_time[w - b0 * NW] > r_time[e])):
                     r_tid[e] = g  # every earlier reader is ordered before this one: start afresh
                     r_warp[e] = w
                 else:
@@ -135,8 +139,8 @@ def track(elems, gtids, T, NW, now, line, kind, check_uninit,
             continue
         # a write or an atomic, against the reads since the last plain write
         rt = r_tid[e]
-        if rt != -1 and rt != g and not _ordered_group(r_blk[e], r_warp[e], r_time[e], b, w, bar_time,
-                                                         wbar_time):
+        if rt != -1 and rt != g and not _ordered_group(r_blk[e], r_warp[e], r_time[e], b, w, b0, NW,
+                                                         bar_time, wbar_time):
             _hit(result, k, rt, r_line[e], 2)
         if kind == WRITE:
             w_tid[e] = g
@@ -145,9 +149,9 @@ def track(elems, gtids, T, NW, now, line, kind, check_uninit,
             a_tid[e] = -1
             r_tid[e] = -1
         else:
-            if at == -1 or at == g or (_ordered(at, a_time[e], b, w, T, NW, bar_time, wbar_time) if at >= 0
-                                       else _ordered_group(a_blk[e], a_warp[e], a_time[e], b, w, bar_time,
-                                                           wbar_time)):
+            if at == -1 or at == g or (_ordered(at, a_time[e], b, w, b0, T, NW, bar_time, wbar_time) if at >= 0
+                                       else _ordered_group(a_blk[e], a_warp[e], a_time[e], b, w, b0, NW,
+                                                           bar_time, wbar_time)):
                 a_tid[e] = g  # every earlier atomic is ordered before this one (or is this thread's)
                 a_blk[e] = b
                 a_warp[e] = w
@@ -166,10 +170,10 @@ def new_result() -> np.ndarray:
 
 
 def record(shadow: Shadow, elems: np.ndarray, gtids: np.ndarray, T: int, NW: int, now: int, line: int,
-           kind: int, check_uninit: bool, bar_time: np.ndarray, wbar_time: np.ndarray) -> np.ndarray:
+           kind: int, check_uninit: bool, b0: int, bar_time: np.ndarray, wbar_time: np.ndarray) -> np.ndarray:
     res = new_result()
     track(elems, gtids, T, NW, now, line, kind, check_uninit,
           shadow.w_tid, shadow.w_time, shadow.w_line, shadow.a_tid, shadow.a_time, shadow.a_line, shadow.a_blk,
-          shadow.a_warp, shadow.r_tid, shadow.r_time, shadow.r_line, shadow.r_blk, shadow.r_warp, bar_time,
+          shadow.a_warp, shadow.r_tid, shadow.r_time, shadow.r_line, shadow.r_blk, shadow.r_warp, b0, bar_time,
           wbar_time, res)
     return res

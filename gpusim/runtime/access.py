@@ -170,7 +170,7 @@ class MemoryAccess:
             return
         gt = self.b0 * self.T + lanes
         res = races.record(sh, elems, gt, self.T, self.NW, now, int(line), kind, A.space == "shared",
-                           self.bar_time, self.wbar_time)
+                           self.b0, self.bar_time, self.wbar_time)
         if res[races.R_UNINITS]:
             k = int(res[races.R_UNINIT_POS])
             self._uninit(A, lanes[k], elems[k], line, int(res[races.R_UNINITS]))
@@ -223,7 +223,7 @@ class MemoryAccess:
             blk = gt // self.T
             gt, blk, warp = _frozen(gt), _frozen(blk), _frozen(blk * self.NW + (gt % self.T) // WARP_SIZE)
         # observers see read-only arrays: they cannot change what the kernel computes
-        ev = AccessEvent(A.info, kind, int(line), gt, blk, warp, _frozen(flat), _frozen(self.phase_all[blk]),
+        ev = AccessEvent(A.info, kind, int(line), gt, blk, warp, _frozen(flat), _frozen(self.phase[blk - self.b0]),
                          uniform, op)
         for o in self.observers:
             o.on_access(ev)

@@ -60,6 +60,15 @@ def _squaring(a, e, t, vec: bool):
     return r
 
 
+def timeout(max_steps: int) -> KernelTimeout:
+    """The fault of a launch stopped by its step budget."""
+    f = KernelTimeout(f"The kernel did more than {max_steps:,} steps of work and was stopped: it probably never "
+                      "ends (a loop whose condition some thread never makes false?).", max_steps=max_steps)
+    f.details.append("a step is one thread doing one simple operation; the budget stops an endless kernel "
+                     "within seconds at any launch size")
+    return f
+
+
 class Abort(Exception):
     """Stops a launch after a fatal fault (a timeout); the fault is already recorded."""
 
@@ -77,9 +86,6 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         self.bdx, self.bdy, self.bdz = (np.int32(v) for v in info.block)
         self.gdx, self.gdy, self.gdz = (np.int32(v) for v in info.grid)
         self.warpsize = np.int32(WARP_SIZE)
-        self.bar_time = np.full(info.num_blocks, -1, np.int64)
-        self.wbar_time = np.full(info.num_blocks * self.NW, -1, np.int64)
-        self.phase_all = np.zeros(info.num_blocks, np.int64)
         self.now = 0
         self.faults: dict[tuple, KernelFault] = {}
         self.shared_mem = shared_mem
@@ -125,9 +131,13 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         self.bx, self.by, self.bz = ((blk % gx).astype(i32), ((blk // gx) % gy).astype(i32),
                                      (blk // (gx * gy)).astype(i32))
         self.exited = self.no_lanes
+        # barrier epochs and phases of the chunk's blocks (a block never spans chunks): indexed by block in
+        # the chunk, so a launch's bookkeeping is the size of one chunk whatever its grid
+        self.bar_time = np.full(nb, -1, np.int64)
+        self.wbar_time = np.full(nb * self.NW, -1, np.int64)
+        self.phase = np.zeros(nb, np.int64)
         self.shared: dict[int, ArrayHandle] = {}
         self.dyn_buffer = None
-        self.steps = 0
         self._mask_cache = None
         self._full_ids = None
 
@@ -263,14 +273,13 @@ class Runtime(MemoryAccess, Synchronisation, Output):
             return np.where(step > 0, iv < stop, iv > stop)
         return (iv < stop) if step > 0 else (iv > stop)
 
-    def tick(self, line, m=True):
-        self.steps += 1
+    def tick(self, line, m, fixed, per_lane):
+        """Charge the work of a function's entry or a loop's iteration: ``fixed`` steps and ``per_lane`` steps
+        for each lane of the chunk (``gpusim.backends.lanes.work``)."""
+        self.steps += fixed + per_lane * self.N
         if self.steps > self.max_steps:
-            lanes = self.active(m)  # the thread described: the first one still in the loop
-            self.record(KernelTimeout(
-                f"A loop ran more than {self.max_steps:,} iterations: the kernel probably never ends "
-                f"(raise max_steps if it is meant to run this long)."), line,
-                int(lanes[0]) if lanes.size else None, None, None)
+            lanes_in = self.active(m)  # the thread described: the first one still running
+            self.record(timeout(self.max_steps), line, int(lanes_in[0]) if lanes_in.size else None, None, None)
             raise Abort
 
     def flop(self, op, value, m):

@@ -45,17 +45,39 @@ class Synchronisation:
             self.faults[(BarrierDivergence, line, None, ())].count += int(bad.sum()) - 1
         blocks = np.flatnonzero(present)
         gblocks = self.b0 + blocks
+        self.show_shared(blocks, int(line))
         self.now += 1
-        self.bar_time[gblocks] = self.now
-        w = (gblocks[:, None] * self.NW + np.arange(self.NW)[None, :]).reshape(-1)
+        self.bar_time[blocks] = self.now
+        w = (blocks[:, None] * self.NW + np.arange(self.NW)[None, :]).reshape(-1)
         self.wbar_time[w] = self.now
-        self.phase_all[gblocks] += 1
+        self.phase[blocks] += 1
         self.now += 1
         if self.observers:
             seen = gblocks.view()
             seen.flags.writeable = False  # observers see read-only arrays
             for o in self.observers:
                 o.on_barrier(seen, int(line))
+
+    def show_shared(self, blocks, line):
+        """Give observers that ask for them (``on_shared_values``) read-only views of the chunk's shared arrays.
+
+        ``blocks`` are chunk-local block indices (the blocks passing a barrier at ``line``; ``line`` None: the
+        chunk's end). Each view is ``(blocks_in_chunk, size)``; observers copy what they keep.
+        """
+        watchers = [o for o in self.observers if hasattr(o, "on_shared_values")]
+        if not watchers or not self.shared:
+            return
+        views, seen = [], set()
+        for h in self.shared.values():
+            if h.info.id in seen:
+                continue
+            seen.add(h.info.id)
+            v = h.data.view()
+            v.flags.writeable = False
+            views.append((h.info, v))
+        gblocks = self.b0 + np.asarray(blocks, dtype=np.int64)
+        for o in watchers:
+            o.on_shared_values(gblocks, np.asarray(blocks, dtype=np.int64), views, line)
 
     def syncthreads_reduce(self, kind, m, pred, line):
         self.syncthreads(m, line)
@@ -122,7 +144,7 @@ class Synchronisation:
         self._check_warp_mask(m, mask, line, "syncwarp()")
         lanes = self.active(m)
         if lanes.size:
-            gw = np.unique((self.b0 + lanes // self.T) * self.NW + (lanes % self.T) // WARP_SIZE)
+            gw = np.unique((lanes // self.T) * self.NW + (lanes % self.T) // WARP_SIZE)
             self.now += 1
             self.wbar_time[gw] = self.now
             self.now += 1

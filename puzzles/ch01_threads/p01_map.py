@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -52,12 +53,13 @@ def _case(name: str, a: np.ndarray, note: str = "") -> Case:
     return Case(name, {"out": out, "a": a}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(1)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 1)
+    n_odd = size(rng, 33, 100, not_multiple_of=32)
     return (
         _case("worked example n=4", np.array([3, -1, 0.5, 7]), "the example from the description"),
         _case("random n=32", rng.normal(0, 10, 32), "one full warp"),
-        _case("random n=45", rng.normal(0, 10, 45), "not a multiple of the 32-thread warp"),
+        _case(f"random n={n_odd}", rng.normal(0, 10, n_odd), "not a multiple of the 32-thread warp"),
         _case("n=1", np.array([-2.25]), "a single thread"),
         _case("random n=256", rng.normal(0, 100, 256), "eight warps"),
     )
@@ -91,3 +93,18 @@ PUZZLE = Puzzle(
     reading=READING,
     rtol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_NOTE = ("one block by design (the kernel indexes with threadIdx only): timed at the largest block, 1,024 "
+              "threads")
+
+
+def bench_max() -> Case:
+    """The largest valid launch: one block of 1,024 threads."""
+    a = np.random.default_rng(8001).standard_normal(1024, dtype=np.float32)
+    return _case("bench: one block of 1024", a, "the largest valid launch")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench_max": bench_max, "bench_note": BENCH_NOTE}))

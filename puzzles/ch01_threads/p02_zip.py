@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -48,14 +49,15 @@ def _case(name: str, a: np.ndarray, b: np.ndarray, note: str = "") -> Case:
     return Case(name, {"out": out, "a": a, "b": b}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(2)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 2)
+    n = size(rng, 33, 200, not_multiple_of=32)
     return (
         _case("worked example n=3", np.array([1, 2, 3]), np.array([10, -20, 0.5]),
               "the example from the description"),
         _case("random n=40", rng.normal(0, 10, 40), rng.normal(100, 10, 40),
               "a and b on different scales, so using one of them twice cannot pass"),
-        _case("random n=77", rng.normal(0, 10, 77), rng.normal(0, 10, 77), "not a multiple of the warp"),
+        _case(f"random n={n}", rng.normal(0, 10, n), rng.normal(0, 10, n), "not a multiple of the warp"),
         _case("n=1", np.array([0.75]), np.array([-4.0]), "a single thread"),
     )
 
@@ -87,3 +89,19 @@ PUZZLE = Puzzle(
     reading=READING,
     rtol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_NOTE = ("one block by design (the kernel indexes with threadIdx only): timed at the largest block, 1,024 "
+              "threads")
+
+
+def bench_max() -> Case:
+    """The largest valid launch: one block of 1,024 threads."""
+    rng = np.random.default_rng(8002)
+    a, b = rng.standard_normal((2, 1024), dtype=np.float32)
+    return _case("bench: one block of 1024", a, b, "the largest valid launch")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench_max": bench_max, "bench_note": BENCH_NOTE}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -49,12 +50,13 @@ def _case(name: str, a: np.ndarray, block: int, note: str = "") -> Case:
     return Case(name, {"out": out, "a": a, "n": int(a.size)}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(3)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 3)
+    n = size(rng, 17, 31)
     return (
         _case("worked example n=3, 4 threads", np.array([5, -3, 2]), 4, "the example from the description"),
         _case("random n=5, 8 threads", rng.normal(0, 10, 5), 8, "three threads too many"),
-        _case("random n=29, 32 threads", rng.normal(0, 10, 29), 32, "a warp with 3 idle threads"),
+        _case(f"random n={n}, 32 threads", rng.normal(0, 10, n), 32, f"a warp with {32 - n} idle threads"),
         _case("n=1, 32 threads", np.array([-6.5]), 32, "one element, 31 idle threads"),
         _case("random n=32, 32 threads", rng.normal(0, 10, 32), 32, "no idle thread: the guard never fires"),
     )
@@ -86,3 +88,18 @@ PUZZLE = Puzzle(
     reading=READING,
     rtol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_NOTE = ("one block by design (the kernel indexes with threadIdx only): timed at the largest block, 1,024 "
+              "threads")
+
+
+def bench_max() -> Case:
+    """The largest valid launch: one block of 1,024 threads, 1,000 of them with an element."""
+    a = np.random.default_rng(8003).standard_normal(1000, dtype=np.float32)
+    return _case("bench: n=1000, one block of 1024", a, 1024, "the largest valid launch")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench_max": bench_max, "bench_note": BENCH_NOTE}))

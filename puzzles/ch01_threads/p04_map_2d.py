@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -54,15 +55,16 @@ def _case(name: str, a: np.ndarray, b: int, note: str = "") -> Case:
     return Case(name, {"out": out, "a": a, "n": int(a.shape[0])}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(4)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 4)
+    n = size(rng, 9, 15)
     return (
         _case("worked example n=3, 4x4 block", np.arange(1, 10).reshape(3, 3),
               4, "the example from the description"),
         _case("random n=7, 8x8 block", rng.normal(0, 10, (7, 7)), 8, "one idle row and one idle column"),
         _case("random n=8, 8x8 block", rng.normal(0, 10, (8, 8)), 8, "the block fits exactly"),
-        _case("random n=13, 16x16 block", rng.normal(0, 10, (13, 13)), 16,
-              "three idle rows and columns; an index mix-up (a[c, r]) shows, as the matrix is not symmetric"),
+        _case(f"random n={n}, 16x16 block", rng.normal(0, 10, (n, n)), 16,
+              "idle rows and columns; an index mix-up (a[c, r]) shows, as the matrix is not symmetric"),
         _case("random n=16, 16x16 block", rng.normal(0, 10, (16, 16)), 16, "eight full warps"),
         _case("n=1, 2x2 block", np.array([[-1.5]]), 2, "one element, three idle threads"),
     )
@@ -98,3 +100,18 @@ PUZZLE = Puzzle(
     reading=READING,
     rtol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_NOTE = ("one block by design (the kernel indexes with threadIdx only): timed at the largest block, 1,024 "
+              "threads")
+
+
+def bench_max() -> Case:
+    """The largest valid launch: a 32x32 matrix, one block of 32x32 threads."""
+    a = np.random.default_rng(8004).standard_normal((32, 32), dtype=np.float32)
+    return _case("bench: 32x32, one block of 32x32", a, 32, "the largest valid launch")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench_max": bench_max, "bench_note": BENCH_NOTE}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -54,8 +55,9 @@ def _case(name: str, a: np.ndarray, b: np.ndarray, block: tuple[int, int], note:
     return Case(name, buffers, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(5)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 5)
+    rows, cols = size(rng, 9, 15), size(rng, 17, 31)
     return (
         _case("worked example 3x4, 4x4 block", np.array([0, 10, 20]), np.array([1, 2, 3, 4]), (4, 4),
               "the example from the description"),
@@ -65,7 +67,7 @@ def make_cases() -> tuple[Case, ...]:
               "more rows than columns"),
         _case("random 6x13, 16x8 block", rng.normal(100, 10, 6), rng.normal(0, 1, 13), (16, 8),
               "a wide, flat block: only x can cover the 13 columns"),
-        _case("random 12x20, 32x16 block", rng.normal(0, 10, 12), rng.normal(0, 10, 20), (32, 16),
+        _case(f"random {rows}x{cols}, 32x16 block", rng.normal(0, 10, rows), rng.normal(0, 10, cols), (32, 16),
               "idle threads in both directions"),
         _case("1x1, 2x2 block", np.array([2.5]), np.array([-0.25]), (2, 2), "one element"),
     )
@@ -100,3 +102,19 @@ PUZZLE = Puzzle(
     reading=READING,
     rtol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_NOTE = ("one block by design (the kernel indexes with threadIdx only): timed at the largest block, 1,024 "
+              "threads")
+
+
+def bench_max() -> Case:
+    """The largest valid launch: a 32x32 output, one block of 32x32 threads."""
+    rng = np.random.default_rng(8005)
+    a, b = rng.standard_normal((2, 32), dtype=np.float32)
+    return _case("bench: 32x32, one block of 32x32", a, b, (32, 32), "the largest valid launch")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench_max": bench_max, "bench_note": BENCH_NOTE}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -53,17 +54,18 @@ def _case(name: str, a: np.ndarray, tpb: int, note: str = "") -> Case:
     return Case(name, {"out": out, "a": a, "n": int(a.size)}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(6)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 6)
+    big, small = size(rng, 897, 1023), size(rng, 289, 319)
     return (
         _case("worked example n=10, 3 blocks of 4", np.arange(10) * 1.5 - 4, 4,
               "the example from the description"),
-        _case("random n=1000, 8 blocks of 128", rng.normal(0, 10, 1000), 128,
+        _case(f"random n={big}, 8 blocks of 128", rng.normal(0, 10, big), 128,
               "the last block is partly idle"),
         _case("random n=256, 4 blocks of 64", rng.normal(0, 10, 256), 64, "the blocks fit exactly"),
         _case("random n=33, 2 blocks of 32", rng.normal(0, 10, 33), 32,
               "the second block has a single working thread"),
-        _case("random n=300, 10 blocks of 32", rng.normal(0, 10, 300), 32, "many small blocks"),
+        _case(f"random n={small}, 10 blocks of 32", rng.normal(0, 10, small), 32, "many small blocks"),
         _case("n=1, 1 block of 32", np.array([7.25]), 32, "one element"),
     )
 
@@ -95,3 +97,14 @@ PUZZLE = Puzzle(
     reading=READING,
     rtol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """n elements, blocks of 256 threads."""
+    a = np.random.default_rng(8006).standard_normal(n, dtype=np.float32)
+    return _case(f"bench n={n}", a, 256)
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

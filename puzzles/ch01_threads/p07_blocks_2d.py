@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -60,12 +61,13 @@ def _case(name: str, a: np.ndarray, block: tuple[int, int], note: str = "") -> C
     return Case(name, {"out": out, "a": a, "rows": int(rows), "cols": int(cols)}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(7)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 7)
+    rows, cols = size(rng, 33, 47, not_multiple_of=8), size(rng, 49, 63)
     return (
         _case("random 5x7, 4x4 blocks", rng.integers(-9, 10, (5, 7)), (4, 4),
               "the shape from the description"),
-        _case("random 37x45, 16x8 blocks", rng.normal(0, 10, (37, 45)), (16, 8),
+        _case(f"random {rows}x{cols}, 16x8 blocks", rng.normal(0, 10, (rows, cols)), (16, 8),
               "fits neither way; not square, so rows and columns cannot be swapped"),
         _case("random 20x30, 16x16 blocks", rng.normal(0, 10, (20, 30)), (16, 16), "a 2x2 grid, mostly idle"),
         _case("random 8x100, 32x4 blocks", rng.normal(0, 10, (8, 100)), (32, 4), "wide and flat"),
@@ -104,3 +106,15 @@ PUZZLE = Puzzle(
     reading=READING,
     rtol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n elements: rows of 8,192 columns (fewer when n is small), blocks of 32x8 threads."""
+    cols = min(8192, n)
+    a = np.random.default_rng(8007).standard_normal((max(1, n // cols), cols), dtype=np.float32)
+    return _case(f"bench {a.shape[0]}x{cols}", a, (32, 8))
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -73,13 +74,14 @@ def _case(name: str, a: np.ndarray, note: str = "") -> Case:
     return Case(name, {"out": out, "a": a, "n": int(a.size)}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(8)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 8)
+    n = size(rng, 33, 79, not_multiple_of=8)
     return (
         _case("worked example n=11", np.arange(11),
               "the example from the description: a short last chunk of 3"),
         _case("random n=64", rng.normal(0, 10, 64), "eight full chunks"),
-        _case("random n=45", rng.normal(0, 10, 45), "a last chunk of 5"),
+        _case(f"random n={n}", rng.normal(0, 10, n), f"a last chunk of {n % 8}"),
         _case("random n=7", rng.normal(0, 10, 7), "one block, one idle thread"),
         _case("random n=8", rng.normal(0, 10, 8), "exactly one chunk"),
         _case("n=1", np.array([4.5]), "one element: reversing it changes nothing"),
@@ -118,3 +120,14 @@ PUZZLE = Puzzle(
     reading=READING,
     rtol=0.0,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """n elements in chunks of TPB, one block per chunk, as in the test cases."""
+    a = np.random.default_rng(8008).standard_normal(n, dtype=np.float32)
+    return _case(f"bench n={n}", a)
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -69,12 +70,13 @@ def _nonzero(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.uniform(0.5, 2.0, n) * rng.choice([-1.0, 1.0], n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(9)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 9)
+    n = size(rng, 4, 15)
     return (
         _case("worked example n=5", np.array([1, 2, 3, 4, 5]), "the example from the description"),
         _case("random n=16", _nonzero(rng, 16), "every thread of the block works"),
-        _case("random n=11", _nonzero(rng, 11), "five idle threads"),
+        _case(f"random n={n}", _nonzero(rng, n), f"{16 - n} idle threads"),
         _case("n=1", np.array([-3.5]), "nothing before the first element"),
         _case("n=2", np.array([2.0, -0.75]), "a window that never fills"),
         _case("random n=3", _nonzero(rng, 3), "exactly one full window"),
@@ -113,3 +115,17 @@ PUZZLE = Puzzle(
     rtol=1e-6,
     atol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_NOTE = "one block by design (n <= TPB = 16): timed at n = 16"
+
+
+def bench_max() -> Case:
+    """The largest valid launch: TPB elements in the one block."""
+    a = np.random.default_rng(8009).standard_normal(TPB, dtype=np.float32)
+    return _case(f"bench: n={TPB}, one block", a)
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench_max": bench_max, "bench_note": BENCH_NOTE}))

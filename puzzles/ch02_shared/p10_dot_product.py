@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -77,13 +78,14 @@ def _nonzero(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.uniform(0.5, 2.0, n) * rng.choice([-1.0, 1.0], n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(10)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 10)
+    n = size(rng, 257, 319)
     return (
         _case("random n=100", _nonzero(rng, 100), _nonzero(rng, 100), "the example from the description"),
         _case("random n=64", _nonzero(rng, 64), _nonzero(rng, 64), "exactly one block"),
-        _case("random n=300", _nonzero(rng, 300), _nonzero(rng, 300),
-              "five blocks, the last with 44 elements"),
+        _case(f"random n={n}", _nonzero(rng, n), _nonzero(rng, n),
+              f"five blocks, the last with {n - 256} elements"),
         _case("random n=65", _nonzero(rng, 65), _nonzero(rng, 65), "the second block has one element"),
         _case("integers n=200", rng.integers(1, 9, 200) * rng.choice([-1, 1], 200), rng.integers(1, 9, 200),
               "integer values: every partial sum is exact"),
@@ -125,3 +127,14 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=1e-4,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """n elements, one partial sum per block of TPB, as in the test cases."""
+    a, b = np.random.default_rng(8010).standard_normal((2, n), dtype=np.float32)
+    return _case(f"bench n={n}", a, b)
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

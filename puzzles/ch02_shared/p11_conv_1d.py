@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -78,12 +79,13 @@ def _nonzero(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.uniform(0.5, 2.0, n) * rng.choice([-1.0, 1.0], n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(11)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 11)
+    n = size(rng, 49, 63)
     return (
         _case("worked example n=5 k=3", np.array([1, 2, 3, 4, 5]), np.array([1, 0, -1]),
               "the example from the description"),
-        _case("random n=50 k=4", _nonzero(rng, 50), _nonzero(rng, 4),
+        _case(f"random n={n} k=4", _nonzero(rng, n), _nonzero(rng, 4),
               "four blocks; every block but the last needs a full halo from its neighbour"),
         _case("random n=64 k=3", _nonzero(rng, 64), _nonzero(rng, 3),
               "blocks fit exactly; the last halo is past the end"),
@@ -128,3 +130,15 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=1e-5,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """n outputs with the longest kernel, k = MAX_K."""
+    rng = np.random.default_rng(8011)
+    a, w = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(MAX_K, dtype=np.float32)
+    return _case(f"bench n={n} k={MAX_K}", a, w)
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -68,12 +69,13 @@ def _nonzero(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.uniform(0.5, 2.0, n) * rng.choice([-1.0, 1.0], n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(12)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 12)
+    n = size(rng, 98, 127)
     return (
         _case("random n=40", _nonzero(rng, 40), "two segments, the second of 8"),
         _case("random n=32", _nonzero(rng, 32), "exactly one segment"),
-        _case("random n=100", _nonzero(rng, 100), "four segments, the last of 4"),
+        _case(f"random n={n}", _nonzero(rng, n), f"four segments, the last of {n - 96}"),
         _case("random n=33", _nonzero(rng, 33),
               "a last segment of one element: it must not carry the sum over"),
         _case("integers n=64", (rng.integers(1, 10, 64) * rng.choice([-1, 1], 64)),
@@ -115,3 +117,14 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=1e-4,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """n elements, one segment of TPB per block, as in the test cases."""
+    a = np.random.default_rng(8012).standard_normal(n, dtype=np.float32)
+    return _case(f"bench n={n}", a)
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -76,14 +77,15 @@ def _nonzero(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     return rng.uniform(0.5, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(13)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 13)
+    rows, cols = size(rng, 8, 16), size(rng, 65, 127)
     return (
         _case("worked example 3x5", np.array([[1, 2, 3, 4, 5], [-1, 0.5, 2, 2, -3], [10, 20, 30, 40, 50]]),
               "the example from the description: 59 idle threads per block"),
         _case("random 4x64", _nonzero(rng, (4, 64)), "one column per thread"),
         _case("random 5x200", _nonzero(rng, (5, 200)), "rows wider than the block: four loop trips"),
-        _case("random 16x100", _nonzero(rng, (16, 100)), "two loop trips, the second partial"),
+        _case(f"random {rows}x{cols}", _nonzero(rng, (rows, cols)), "two loop trips, the second partial"),
         _case("random 7x63", _nonzero(rng, (7, 63)), "one idle thread per block"),
         _case("1x1", np.array([[-4.5]]), "one row of one element"),
     )
@@ -125,3 +127,15 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=1e-3,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n elements: rows of MAX_COLS columns (the widest the puzzle allows), one block per row."""
+    cols = min(MAX_COLS, n)
+    a = np.random.default_rng(8013).standard_normal((max(1, n // cols), cols), dtype=np.float32)
+    return _case(f"bench {a.shape[0]}x{cols}", a)
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

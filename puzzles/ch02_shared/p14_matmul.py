@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -85,12 +86,13 @@ def _nonzero(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     return rng.uniform(0.5, 2.0, shape) * rng.choice([-1.0, 1.0], shape)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(14)
-    mats = [(17, 9, 12), (20, 33, 24), (16, 16, 16), (30, 40, 10), (5, 40, 3)]
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 14)
+    odd = (size(rng, 17, 31), size(rng, 33, MAX_K, not_multiple_of=TILE), size(rng, 17, 31))
+    mats = [(17, 9, 12), odd, (16, 16, 16), (30, 40, 10), (5, 40, 3)]
     notes = {
         (17, 9, 12): "k shorter than a tile; one row past a tile edge",
-        (20, 33, 24): "three k-steps, the last with one column; fits no tile either way",
+        odd: "three k-steps, the last one partial; fits no tile either way",
         (16, 16, 16): "everything fits exactly: one block, one k-step",
         (30, 40, 10): "tall: two blocks stacked; three k-steps",
         (5, 40, 3): "a thin output with a long inner dimension",
@@ -142,3 +144,17 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=5e-4,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n multiply-adds: square m = n_cols with the longest inner dimension the puzzle allows, k = MAX_K."""
+    side = max(1, int((n / MAX_K) ** 0.5))
+    rng = np.random.default_rng(8014)
+    a = rng.standard_normal((side, MAX_K), dtype=np.float32)
+    b = rng.standard_normal((MAX_K, side), dtype=np.float32)
+    return _case(f"bench {side}x{MAX_K} @ {MAX_K}x{side}", a, b)
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

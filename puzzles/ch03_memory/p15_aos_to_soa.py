@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Rule, RunStats, Star
 from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -84,14 +85,16 @@ def _records(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.uniform(-1, 1, (n, 4)) + np.array([10, 20, 30, 40])
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(15)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 15)
     example = np.arange(1, 9, dtype=np.float32).reshape(2, 4)
+    part = size(rng, 97, 127, multiple_of=8)              # whole sectors per row of `soa`: ideal is reachable
+    three = size(rng, 257, 383, multiple_of=8, not_multiple_of=TPB)
     return (
         _case("worked example n=2", example, "the example from the description"),
         _case("n=1", [[1.5, -2.25, 3.0, -4.75]], "a single record: one thread has work, 127 do not"),
-        _case("random n=104", _records(rng, 104), "one partial block: records 104..127 do not exist"),
-        _case("random n=296", _records(rng, 296), "3 blocks, the last one with 40 records"),
+        _case(f"random n={part}", _records(rng, part), f"one partial block: records {part}..127 do not exist"),
+        _case(f"random n={three}", _records(rng, three), f"3 blocks, the last one with {three - 256} records"),
         _case("random n=1024", _records(rng, 1024), "8 full blocks"),
     )
 
@@ -140,3 +143,14 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n floats: n / 4 records."""
+    aos = np.random.default_rng(8015).standard_normal((max(1, n // 4), 4), dtype=np.float32)
+    return _case(f"bench {aos.shape[0]} records", aos, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

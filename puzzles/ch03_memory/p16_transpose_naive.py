@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Rule, RunStats, Star
 from puzzles.rules import max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -73,14 +74,15 @@ def _labelled(rows: int, cols: int, rng: np.random.Generator) -> np.ndarray:
     return i + j / 1000 + rng.uniform(0, 1e-4, (rows, cols))
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(16)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 16)
+    rows, cols = size(rng, 33, 63, not_multiple_of=8), size(rng, 65, 95, not_multiple_of=8)
     return (
         _case("worked example 2x3", [[1, 2, 3], [4, 5, 6]], "the example from the description"),
         _case("1x1", [[-3.5]], "one element"),
         _case("row 1x37", _labelled(1, 37, rng), "a row becomes a column"),
         _case("column 37x1", _labelled(37, 1, rng), "a column becomes a row"),
-        _case("45x70", _labelled(45, 70, rng),
+        _case(f"{rows}x{cols}", _labelled(rows, cols, rng),
               "not square, no side a multiple of 8: swapping rows and cols shows up"),
         _case("random 64x96", rng.standard_normal((64, 96)), "24 full blocks"),
     )
@@ -140,3 +142,15 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n elements: a square matrix (power-of-two sides) or as near square as n allows."""
+    rows = 1 << (max(n, 1).bit_length() - 1) // 2
+    a = np.random.default_rng(8016).standard_normal((rows, max(1, n // rows)), dtype=np.float32)
+    return _case(f"bench {a.shape[0]}x{a.shape[1]}", a, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

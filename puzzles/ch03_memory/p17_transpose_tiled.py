@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -90,17 +91,19 @@ def _labelled(rows: int, cols: int, rng: np.random.Generator) -> np.ndarray:
     return i + j / 1000 + rng.uniform(0, 1e-4, (rows, cols))
 
 
-def make_cases() -> tuple[Case, ...]:
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     # Sides are 1, 2, 3 or multiples of 8, so every row starts on a sector boundary (or the whole matrix
     # fits in one sector) and an ideally coalesced kernel really reaches the ideal sector count.
-    rng = np.random.default_rng(17)
+    rng = generator(rng, 17)
+    rows = size(rng, 33, 63, multiple_of=8)
+    cols = size(rng, 65, 95, multiple_of=8, not_multiple_of=TILE)
     return (
         _case("worked example 2x3", [[1, 2, 3], [4, 5, 6]], "the example: one partial tile"),
         _case("1x1", [[7.25]], "one element, one block, 255 idle threads"),
         _case("row 1x40", _labelled(1, 40, rng), "two tiles side by side, each one row high"),
         _case("column 40x1", _labelled(40, 1, rng), "two tiles stacked, each one column wide"),
-        _case("40x72", _labelled(40, 72, rng),
-              "not square; the right and bottom tiles are partial (8 columns, 8 rows)"),
+        _case(f"{rows}x{cols}", _labelled(rows, cols, rng),
+              f"not square; the right and bottom tiles are partial ({cols % TILE} columns, {rows % TILE} rows)"),
         _case("random 96x64", rng.standard_normal((96, 64)), "six full tiles"),
     )
 
@@ -139,3 +142,15 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n elements: a square matrix (power-of-two sides) or as near square as n allows."""
+    rows = 1 << (max(n, 1).bit_length() - 1) // 2
+    a = np.random.default_rng(8017).standard_normal((rows, max(1, n // rows)), dtype=np.float32)
+    return _case(f"bench {a.shape[0]}x{a.shape[1]}", a, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

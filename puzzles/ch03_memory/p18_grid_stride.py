@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -80,14 +81,15 @@ def _random(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]:
     return sign[0] * rng.uniform(0.5, 4, n), sign[1] * rng.uniform(0.5, 4, n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(18)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 18)
+    n = size(rng, 769, 1023)
     return (
         _case("worked example n=3", [2, 0.5, -4], [1, 1, 1], "the example from the description"),
         _case("n=1", [3.0], [-0.5], "one element, 255 idle threads"),
         _case("random n=200", *_random(rng, 200), "fewer elements than threads: nobody loops"),
         _case("random n=256", *_random(rng, 256), "exactly one element per thread"),
-        _case("random n=1000", *_random(rng, 1000), "four steps, the last one partial"),
+        _case(f"random n={n}", *_random(rng, n), "four steps, the last one partial"),
         _case(f"random n={N_MAX}", *_random(rng, N_MAX),
               f"{N_MAX} = 19 * {THREADS} + {N_MAX - 19 * THREADS}: twenty steps, the last one partial"),
     )
@@ -125,3 +127,21 @@ PUZZLE = Puzzle(
     reading=READING,
     rtol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_BLOCKS, BENCH_TPB = 1024, 256   # a grid that fills a GPU (1,024 blocks of 256 threads)
+
+
+def bench(n: int) -> Case:
+    """n elements. The puzzle's 4 blocks of 64 show that a grid-stride loop covers any n with a fixed grid;
+    on a real GPU that fixed grid is chosen to fill the device, so the benchmark launches 1,024 x 256."""
+    rng = np.random.default_rng(8018)
+    x, y = rng.standard_normal((2, n), dtype=np.float32)
+    buffers = {"alpha": ALPHA, "x": x, "y": y, "out": np.full(n, np.nan, np.float32), "n": n}
+    step = LaunchStep("saxpy", grid=BENCH_BLOCKS, block=BENCH_TPB, args=("alpha", "x", "y", "out", "n"))
+    return Case(f"bench n={n}, {BENCH_BLOCKS} blocks of {BENCH_TPB}", buffers, (step,))
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Rule, RunStats, Star
 from puzzles.rules import (
     max_global_reads_per_thread,
@@ -84,15 +85,16 @@ def _nonzero(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.integers(1, 51, n) * rng.choice([-1, 1], n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(19)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 19)
+    n = size(rng, 257, 383)
     return (
         _case("worked example n=8", [3, 1, -2, 5, 0, 4, -1, 2],
               "the example from the description; blocks 1-3 are empty and must write 0"),
         _case("n=1", [-17], "one element: 127 zero pads in block 0, three empty blocks"),
         _case("random n=100", _nonzero(rng, 100), "block 0 partial, blocks 1-3 empty"),
         _case("random n=128", _nonzero(rng, 128), "block 0 exactly full"),
-        _case("random n=300", _nonzero(rng, 300), "blocks 0 and 1 full, block 2 has 44 elements, block 3 none"),
+        _case(f"random n={n}", _nonzero(rng, n), f"blocks 0 and 1 full, block 2 has {n - 256} elements, block 3 none"),
         _case("random n=512", _nonzero(rng, 512), "all four blocks full"),
     )
 
@@ -147,3 +149,17 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_NOTE = "the launch is fixed at 4 blocks of 128 threads (the spec sums exactly four blocks): timed at n = 512"
+
+
+def bench_max() -> Case:
+    """The largest valid launch: all four blocks full."""
+    a = np.random.default_rng(8019).integers(-50, 51, BLOCKS * TPB)
+    return _case(f"bench: n={BLOCKS * TPB}", a, "the largest valid launch")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench_max": bench_max, "bench_note": BENCH_NOTE}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Rule, RunStats, Star
 from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -87,14 +88,15 @@ def _case(name: str, x, k: int, note: str, a=A, b=B) -> Case:
     return Case(name, buffers, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(20)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 20)
+    n = size(rng, 257, 2047, not_multiple_of=TPB)
     return (
         _case("worked example k=3", [4, 0], 3, "the example from the description (a = 0.5, b = 1)",
               a=0.5, b=1.0),
         _case("k=0, n=100", rng.uniform(-4, 4, 100), 0, "no steps at all: y is a copy of x"),
         _case("k=1, n=1", [-3.0], 1, "one element, one step"),
-        _case("k=8, n=1000", rng.uniform(-4, 4, 1000), 8, "n not a multiple of the block"),
+        _case(f"k=8, n={n}", rng.uniform(-4, 4, n), 8, "n not a multiple of the block"),
         _case("k=64, n=500", rng.uniform(-4, 4, 500), 64, "one step too many or too few shows"),
         _case(f"k={K_MAX}, n=2048", rng.uniform(-4, 4, 2048), K_MAX,
               "the FLOP count is judged here: 16 full blocks, 2 * 256 FLOPs per element"),
@@ -145,3 +147,14 @@ PUZZLE = Puzzle(
     rtol=1e-4,
     atol=1e-4,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n multiply-adds: n / K_MAX elements, K_MAX steps each (the compute-bound end of the puzzle)."""
+    x = np.random.default_rng(8020).uniform(-4, 4, max(1, n // K_MAX)).astype(np.float32)
+    return _case(f"bench n={x.size} k={K_MAX}", x, K_MAX, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -74,16 +75,17 @@ def _nonzero(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.integers(1, 51, n) * rng.choice([-1, 1], n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(21)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 21)
+    n, big = size(rng, 33, 63), size(rng, 897, 1023, not_multiple_of=32)
     return (
         _case("worked example n=8", [3, 1, -2, 5, 0, 4, -1, 2], "one warp with 8 elements and 24 pads"),
         _case("n=1", [-17], "one element: 31 lanes of the warp hold 0"),
         _case("random n=32", _nonzero(rng, 32), "exactly one full warp"),
         _case("powers of two n=24", 2.0 ** np.arange(24), "each lane's value is a different power of 2, so "
               "the sum says exactly which lanes were added (and which twice)"),
-        _case("random n=45", _nonzero(rng, 45), "one full warp, one with 13 elements"),
-        _case("random n=1000", _nonzero(rng, 1000), "8 blocks; the last warp has 8 elements"),
+        _case(f"random n={n}", _nonzero(rng, n), f"one full warp, one with {n - 32} elements"),
+        _case(f"random n={big}", _nonzero(rng, big), f"8 blocks; the last warp has {big % 32} elements"),
         _case("random n=4096", _nonzero(rng, 4096), "32 full blocks"),
     )
 
@@ -120,3 +122,14 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """n elements; integer values, so every warp's float32 sum is exact (the puzzle compares exactly)."""
+    a = np.random.default_rng(8021).integers(-50, 51, n).astype(np.float32)
+    return _case(f"bench n={n}", a, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -72,15 +73,16 @@ def _nonzero(rng: np.random.Generator, n: int, high: int = 50) -> np.ndarray:
     return rng.integers(1, high + 1, n) * rng.choice([-1, 1], n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(22)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 22)
+    n = size(rng, 65, 95)
     return (
         _case("worked example n=8", [3, 1, -2, 5, 0, 4, -1, 2], "the example from the description"),
         _case("n=1", [42], "one element, 31 idle lanes"),
         _case("ones n=64", np.ones(64), "out = 1, 2, ..., 32, then 1, 2, ..., 32 again: warps restart at 0"),
         _case("powers of two n=30", 1 << np.arange(30),
               "each value a different power of 2: a missing or doubled term is visible in the bits"),
-        _case("random n=77", _nonzero(rng, 77), "two full warps and one with 13 elements"),
+        _case(f"random n={n}", _nonzero(rng, n), f"two full warps and one with {n - 64} elements"),
         _case("random n=1000", _nonzero(rng, 1000, 1000), "8 blocks, the last warp has 8 elements"),
     )
 
@@ -117,3 +119,14 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """n elements."""
+    a = np.random.default_rng(8022).integers(-1000, 1001, n, dtype=np.int32)
+    return _case(f"bench n={n}", a, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -83,16 +84,17 @@ def _mixed(rng: np.random.Generator, n: int) -> np.ndarray:
     return v
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(23)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 23)
     all_neg = -np.arange(1, 33)
+    n = size(rng, 65, 95)
     return (
         _case("worked example n=8", [5, -2, 0, 7, -1, 3, 9, -4], "the example from the description"),
         _case("n=1 positive", [6], "one lane keeps its value"),
         _case("n=1 zero", [0], "zero is not positive: count 0, out untouched"),
         _case("mixed warps n=96", np.concatenate([all_neg, np.arange(1, 33), _mixed(rng, 32)]),
               "warp 0 keeps nothing, warp 1 keeps everything, warp 2 a mix"),
-        _case("random n=77", _mixed(rng, 77), "the last warp has 13 lanes"),
+        _case(f"random n={n}", _mixed(rng, n), f"the last warp has {n - 64} lanes"),
         _case("random n=1000", _mixed(rng, 1000), "8 blocks, the last warp has 8 lanes"),
     )
 
@@ -130,3 +132,14 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """n elements, about half of them kept."""
+    a = np.random.default_rng(8023).integers(-1000, 1001, n, dtype=np.int32)
+    return _case(f"bench n={n}", a, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

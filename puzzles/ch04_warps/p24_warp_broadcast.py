@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -74,17 +75,18 @@ def _case(name: str, a, note: str) -> Case:
     return Case(name, {"a": a, "out": np.full(n, np.nan, np.float32), "n": n}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(24)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 24)
     quarters = rng.uniform(-100, 100, 64).round(2)
     quarters[5], quarters[40] = 250.0, 123.5          # each warp's max in a different lane
+    n = size(rng, 257, 383, not_multiple_of=32)
     return (
         _case("worked example n=4", [3.5, -1, 7.25, 9], "the example from the description"),
         _case("n=1 negative", [-2.5], "one element: its own max, out = 0"),
         _case("two warps n=64", quarters, "the maxima sit in lanes 5 and 8, not in lane 0"),
         _case("all negative n=45", -rng.uniform(1, 50, 45),
               "every value negative, the last warp partial: padding with 0 would win the max"),
-        _case("random n=300", rng.standard_normal(300) * 10, "3 blocks, the last warp has 12 elements"),
+        _case(f"random n={n}", rng.standard_normal(n) * 10, f"3 blocks, the last warp has {n % 32} elements"),
         _case("random n=1024", rng.standard_normal(1024) * 10, "8 full blocks"),
     )
 
@@ -120,3 +122,14 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """n elements."""
+    a = np.random.default_rng(8024).standard_normal(n, dtype=np.float32) * np.float32(10)
+    return _case(f"bench n={n}", a, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -77,15 +78,16 @@ def _case(name: str, values, note: str) -> Case:
     return Case(name, buffers, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(25)
-    skewed = np.where(rng.random(3000) < 0.5, 7, rng.integers(0, BINS, 3000))
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 25)
+    n_skew = size(rng, 2001, 4000)
+    skewed = np.where(rng.random(n_skew) < 0.5, 7, rng.integers(0, BINS, n_skew))
     return (
         _case("worked example n=6", [3, 1, 3, 0, 3, 99], "the example from the description"),
         _case("n=1", [42], "one value: one bin is 1, 99 bins stay 0"),
         _case("every bin once n=100", rng.permutation(BINS), "each bin exactly 1: a lost or doubled count shows"),
         _case("one bin n=5000", np.full(5000, BINS - 1), "every thread hits the last bin: heavy contention"),
-        _case("skewed n=3000", skewed, "half of the values in bin 7, the rest spread out"),
+        _case(f"skewed n={n_skew}", skewed, "half of the values in bin 7, the rest spread out"),
         _case(f"random n={N_MAX}", rng.integers(0, BINS, N_MAX), f"exactly {PER_THREAD} values per thread"),
     )
 
@@ -120,3 +122,19 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_BLOCKS = 1024   # a grid that fills a GPU; the puzzle's 4 blocks show the grid-stride loop
+
+
+def bench(n: int) -> Case:
+    """n values over the BINS bins, 1,024 blocks of TPB threads (the kernel's loop strides over any grid)."""
+    values = np.random.default_rng(8025).integers(0, BINS, n, dtype=np.int32)
+    buffers = {"values": values, "hist": np.zeros(BINS, np.int32), "n": n}
+    step = LaunchStep("histogram", grid=BENCH_BLOCKS, block=TPB, args=("values", "hist", "n"))
+    return Case(f"bench n={n}, {BENCH_BLOCKS} blocks", buffers, (step,))
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

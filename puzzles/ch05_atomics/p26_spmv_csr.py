@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator
 from puzzles.model import Case, LaunchStep, Puzzle, Rule, RunStats, Star
 from puzzles.rules import max_global_writes_per_thread, no_atomics, no_shared
 
@@ -59,7 +60,9 @@ def spec(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, x: np.ndarra
     out = np.zeros(rows, np.float64)
     for r in range(rows):
         k = slice(indptr[r], indptr[r + 1])
-        out[r] = np.dot(data[k].astype(np.float64), x[indices[k]])
+        # numba types float32 * float32 as float32: each product is rounded to float32 before the float64
+        # accumulator adds it (the GPU does not fuse across the conversion), and so does this spec
+        out[r] = (data[k] * x[indices[k]]).astype(np.float64).sum()
     return {"y": out.astype(np.float32)}
 
 
@@ -89,8 +92,8 @@ def _nonzero(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.integers(1, 10, n) * rng.choice([-1, 1], n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(26)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 26)
     example = [[10, 0, 0, -2], [0, 0, 0, 0], [0, 3, 1, 4]]
     skewed = np.where(rng.random(50) < 0.85, rng.integers(0, 6, 50), rng.integers(40, LONGEST + 1, 50))
     skewed[7] = LONGEST
@@ -146,3 +149,25 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_ROW = 64   # nonzeros per row at benchmark size: two trips of a warp's 32 lanes
+
+
+def bench(n: int) -> Case:
+    """About n nonzeros: a square matrix with BENCH_ROW random columns in every row."""
+    rng = np.random.default_rng(8026)
+    rows = max(1, n // BENCH_ROW)
+    indices = np.sort(rng.integers(0, rows, (rows, BENCH_ROW), dtype=np.int32), axis=1).ravel()
+    buffers = {"indptr": np.arange(0, rows * BENCH_ROW + 1, BENCH_ROW, dtype=np.int32), "indices": indices,
+               "data": rng.standard_normal(indices.size, dtype=np.float32),
+               "x": rng.standard_normal(rows, dtype=np.float32), "y": np.full(rows, np.nan, np.float32),
+               "rows": rows}
+    step = LaunchStep("spmv", grid=-(-rows // ROWS_PER_BLOCK), block=TPB,
+                      args=("indptr", "indices", "data", "x", "y", "rows"))
+    return Case(f"bench {rows}x{rows}, {BENCH_ROW} per row", buffers, (step,))
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Rule, RunStats, Star
 from puzzles.rules import ideal_coalescing, max_global_writes_per_thread, no_shared
 
@@ -87,13 +88,14 @@ def _cross_lane_ties(cols: int) -> np.ndarray:
     return a
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(27)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 27)
     masked = rng.standard_normal((5, 70)).astype(np.float32)
     masked[:, ::3] = -np.inf
     masked[4, :] = -np.inf
     negative = -rng.uniform(1, 100, (6, 33)).astype(np.float32)
     negative[2, [0, 32]] = -0.5          # a tie inside lane 0: columns 0 and 32 (answer 0)
+    tie_rows, tie_cols = size(rng, 5, 12), size(rng, 257, 319)
     return (
         _case("worked example 3x4", [[2, 7, -1, 7], [-5, -3, -3, -8], [4, 4, 4, 4]],
               "the example from the description"),
@@ -102,7 +104,8 @@ def make_cases() -> tuple[Case, ...]:
               "each row's maximum appears in several lanes; the lowest column must win"),
         _case("all negative 6x33", negative, "a best value that starts at 0 would be wrong here"),
         _case("masked logits 5x70", masked, "every third column is -inf; the last row is all -inf (answer 0)"),
-        _case("ties 9x257", _ties(rng, 9, 257), "values -4..4: the max occurs many times in most rows"),
+        _case(f"ties {tie_rows}x{tie_cols}", _ties(rng, tie_rows, tie_cols),
+              "values -4..4: the max occurs many times in most rows"),
         _case(f"vocabulary 3x{COLS_MAX}", rng.standard_normal((3, COLS_MAX)).round(1),
               f"{COLS_MAX} columns: each lane scans about {COLS_MAX // 32}"),
     )
@@ -151,3 +154,15 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n elements: rows of COLS_MAX columns (the widest in the puzzle), one warp per row."""
+    cols = min(COLS_MAX, n)
+    a = np.random.default_rng(8027).standard_normal((max(1, n // cols), cols), dtype=np.float32)
+    return _case(f"bench {a.shape[0]}x{cols}", a, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -82,16 +83,17 @@ def _nonzero(rng: np.random.Generator, n: int, high: int) -> np.ndarray:
     return v
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(28)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 28)
+    n = size(rng, 193, 255)
     return (
         _case("worked example n=8", [3, 1, -2, 5, 0, 4, -1, 2],
               "the example from the description: one partial tile"),
         _case("random n=64", _nonzero(rng, 64, 50), "exactly one full tile"),
         _case("ones n=64", np.ones(64),
               "out[i] = i + 1: an off-by-one or a missed step is easy to read here"),
-        _case("random n=200", _nonzero(rng, 200, 50),
-              "four tiles, the last with 8 elements: each tile restarts at 0, threads past n write nothing"),
+        _case(f"random n={n}", _nonzero(rng, n, 50),
+              f"four tiles, the last with {n - 192} elements: each tile restarts at 0, threads past n write nothing"),
         _case("n=1", [-17], "a single element in a single block"),
         _case("random n=129", _nonzero(rng, 129, 1000),
               "the last tile has one element; large values catch a sum that adds the wrong tile"),
@@ -133,3 +135,14 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """n elements, one tile of TPB per block."""
+    a = np.random.default_rng(8028).integers(-1000, 1001, n, dtype=np.int32)
+    return _case(f"bench n={n}", a, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -90,15 +91,16 @@ def _nonzero(rng: np.random.Generator, n: int, high: int) -> np.ndarray:
     return rng.integers(1, high + 1, n) * rng.choice([-1, 1], n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(29)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 29)
+    n = size(rng, 257, 319)
     return (
         _case("worked example n=8", [3, 1, -2, 5, 0, 4, -1, 2], "the example from the description"),
         _case("random n=128", _nonzero(rng, 128, 50), "exactly one full tile of 128"),
         _case("ones n=128", np.ones(128),
               "out[i] = i: an inclusive scan or a shifted result is easy to spot"),
-        _case("random n=300", _nonzero(rng, 300, 50),
-              "three tiles, the last with 44 elements (fewer than the 64 threads: some load only zeros)"),
+        _case(f"random n={n}", _nonzero(rng, n, 50),
+              f"three tiles, the last with {n - 256} elements (fewer than the 64 threads: some load only zeros)"),
         _case("n=1", [42], "a single element: its exclusive prefix is 0"),
         _case("random n=257", _nonzero(rng, 257, 1000),
               "the last tile holds one element; each tile starts again at 0"),
@@ -141,3 +143,14 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """n elements, one tile of TILE per block."""
+    a = np.random.default_rng(8029).integers(-1000, 1001, n, dtype=np.int32)
+    return _case(f"bench n={n}", a, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -92,15 +93,16 @@ def _nonzero(rng: np.random.Generator, n: int, high: int) -> np.ndarray:
     return rng.integers(1, high + 1, n) * rng.choice([-1, 1], n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(30)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 30)
+    n = size(rng, 769, 799)
     return (
         _case("worked example n=10", [2, -1, 3, 1, 4, 0, -2, 5, 1, 1],
               "the example's numbers, all in one tile of 32"),
         _case("random n=64", _nonzero(rng, 64, 50),
               "two full tiles: the smallest case where launch 3 matters"),
-        _case("random n=777", _nonzero(rng, 777, 50),
-              "25 tiles, the last with 9 elements: its padding must not change its total"),
+        _case(f"random n={n}", _nonzero(rng, n, 50),
+              f"25 tiles, the last with {n - 768} elements: its padding must not change its total"),
         _case("ones n=1024", np.ones(1024),
               "out[i] = i + 1 over 32 full tiles, the most one block of totals holds"),
         _case("n=1", [-5], "one element, one tile, nothing to add"),
@@ -120,6 +122,7 @@ PUZZLE = Puzzle(
     spec=spec,
     make_cases=make_cases,
     outputs=("out",),
+    scratch=("block_sums",),
     constraints=(
         max_global_reads_per_thread(1, "a"),
         max_global_reads_per_thread(2, "block_sums"),
@@ -143,3 +146,17 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_NOTE = "the block totals are scanned by one block, so n <= TPB * TPB = 1,024: timed at n = 1,024"
+
+
+def bench_max() -> Case:
+    """The largest valid launch: TPB tiles of TPB elements."""
+    a = np.random.default_rng(8030).integers(-1000, 1001, TPB * TPB)
+    return _case(f"bench: n={TPB * TPB}", a, "the largest valid launch")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench_max": bench_max, "bench_note": BENCH_NOTE}))

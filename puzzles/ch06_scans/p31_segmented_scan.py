@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -82,9 +83,9 @@ def _nonzero(rng: np.random.Generator, n: int, high: int) -> np.ndarray:
     return rng.integers(1, high + 1, n) * rng.choice([-1, 1], n)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(31)
-    n = 100
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 31)
+    n = size(rng, 65, 120)
     sparse = (rng.random(TPB) < 0.12).astype(np.int32)
     sparse[0] = 0                                   # element 0 starts a segment even without a flag
     dense = (rng.random(n) < 0.4).astype(np.int32)
@@ -95,8 +96,8 @@ def make_cases() -> tuple[Case, ...]:
               "the example from the description"),
         _case("random n=128, few heads", _nonzero(rng, TPB, 50), sparse,
               "long segments, some crossing the warp boundary at 32, 64, 96; no flag on element 0"),
-        _case("random n=100, many heads", _nonzero(rng, n, 50), dense,
-              "short segments; 28 threads past n must not disturb anything"),
+        _case(f"random n={n}, many heads", _nonzero(rng, n, 50), dense,
+              f"short segments; {TPB - n} threads past n must not disturb anything"),
         _case("no heads n=128", _nonzero(rng, TPB, 50), np.zeros(TPB),
               "all flags 0: a plain inclusive scan"),
         _case("every element a head n=77", _nonzero(rng, 77, 50), np.ones(77), "out == a"),
@@ -141,3 +142,18 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+BENCH_NOTE = "one block by design (n <= TPB = 128): timed at n = 128"
+
+
+def bench_max() -> Case:
+    """The largest valid launch: TPB elements in the one block."""
+    rng = np.random.default_rng(8031)
+    a, flags = rng.integers(-50, 51, TPB), (rng.random(TPB) < 0.1).astype(np.int32)
+    return _case(f"bench: n={TPB}, one block", a, flags, "the largest valid launch")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench_max": bench_max, "bench_note": BENCH_NOTE}))

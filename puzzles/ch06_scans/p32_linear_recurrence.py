@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -81,16 +82,17 @@ def _case(name: str, a: np.ndarray, b: np.ndarray, note: str) -> Case:
     return Case(name, {"a": a, "b": b, "h": h, "L": L}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(32)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 32)
     resets = rng.uniform(0.5, 1.0, (3, TPB))
     resets[:, [0, 5, 31, 32, 50]] = 0.0                     # a = 0 forgets the past: like a segment head
-    signs = rng.uniform(0.6, 1.0, (3, 40)) * rng.choice([-1, 1], (3, 40))
+    steps = size(rng, 33, 63, multiple_of=8)     # whole sectors per row: ideal coalescing stays reachable
+    signs = rng.uniform(0.6, 1.0, (3, steps)) * rng.choice([-1, 1], (3, steps))
     return (
         _case("worked example L=4", [0.5, 2, 0, 0.5], [1, 1, 3, -2], "the example from the description"),
         _case("decays 4 sequences, L=64", rng.uniform(0.8, 1.0, (4, TPB)), rng.uniform(-1, 1, (4, TPB)),
               "slow decay: every step's b still matters at the end of the sequence"),
-        _case("mixed signs 3 sequences, L=40", signs, rng.uniform(-1, 1, (3, 40)),
+        _case(f"mixed signs 3 sequences, L={steps}", signs, rng.uniform(-1, 1, (3, steps)),
               "negative a, L not a multiple of the block: swapping the operator's order fails here"),
         _case("resets 3 sequences, L=64", resets, rng.uniform(0.5, 2.0, (3, TPB)),
               "some a = 0, also at the warp boundary (31, 32): the state must restart there"),
@@ -138,3 +140,17 @@ PUZZLE = Puzzle(
     rtol=1e-4,
     atol=1e-4,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n elements: n / TPB sequences of TPB steps, one block per sequence."""
+    rng = np.random.default_rng(8032)
+    sequences = max(1, n // TPB)
+    a = rng.uniform(0.8, 1.0, (sequences, TPB)).astype(np.float32)
+    b = rng.uniform(-1, 1, (sequences, TPB)).astype(np.float32)
+    return _case(f"bench {sequences} sequences, L={TPB}", a, b, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -73,8 +74,9 @@ def _case(name: str, x: np.ndarray, note: str) -> Case:
     return Case(name, {"x": x, "out": out}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(33)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 33)
+    rows, cols = size(rng, 3, 8), size(rng, 8, 56, multiple_of=8)
     peaked = rng.normal(0, 1, (3, 200))
     peaked[0, 199] = 9.0          # the maximum sits in the last, partial stretch of the row
     peaked[1, 0] = 9.0
@@ -88,7 +90,7 @@ def make_cases() -> tuple[Case, ...]:
               "logits near 100: exp without subtracting the max overflows float32"),
         _case("one column 5x1", rng.normal(0, 3, (5, 1)),
               "every output is 1; 63 threads of each block are idle"),
-        _case("very negative 6x24", rng.normal(-120, 8, (6, 24)),
+        _case(f"very negative {rows}x{cols}", rng.normal(-120, 8, (rows, cols)),
               "logits near -120: with a max that starts at 0 instead of -inf every exp underflows to 0"),
     )
 
@@ -129,3 +131,15 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=1e-7,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n elements: rows of MAX_COLS columns (the widest the puzzle allows), one block per row."""
+    cols = min(MAX_COLS, n)
+    x = np.random.default_rng(8033).standard_normal((max(1, n // cols), cols), dtype=np.float32)
+    return _case(f"bench {x.shape[0]}x{cols}", x * np.float32(3), "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

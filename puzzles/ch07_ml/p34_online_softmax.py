@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -76,18 +77,22 @@ def _case(name: str, x: np.ndarray, note: str) -> Case:
     return Case(name, {"x": x, "out": out}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(34)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 34)
     rising = np.sort(rng.normal(0, 4, (3, 256)), axis=1)   # each thread's max grows at every column it reads
+    rows, cols = size(rng, 3, 8), size(rng, 8, 56, multiple_of=8)
     return (
         _case("worked example 1x4", [[1, 3, 2, 3]], "the example from the description"),
         _case("random 4x200", rng.normal(0, 3, (4, 200)), "columns not a multiple of the block"),
         _case("rising rows 3x256", rising,
               "sorted rows: the running max changes at every step, so a missing rescale is large"),
         _case("large logits 2x256", rng.normal(100, 6, (2, 256)), "exp(x) without the max overflows float32"),
+        _case("very negative 6x24", rng.normal(-120, 8, (6, 24)),
+              "logits near -120: with a max that starts at 0 instead of -inf every exp underflows to 0"),
         _case("one column 5x1", rng.normal(0, 3, (5, 1)),
               "63 empty threads per block: their (-inf, 0) must merge"),
-        _case("random 6x40", rng.normal(-50, 20, (6, 40)), "fewer columns than threads, negative logits"),
+        _case(f"random {rows}x{cols}", rng.normal(-50, 20, (rows, cols)),
+              "fewer columns than threads, negative logits"),
     )
 
 
@@ -125,3 +130,15 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=1e-7,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n elements: rows of MAX_COLS columns (the widest the puzzle allows), one block per row."""
+    cols = min(MAX_COLS, n)
+    x = np.random.default_rng(8034).standard_normal((max(1, n // cols), cols), dtype=np.float32)
+    return _case(f"bench {x.shape[0]}x{cols}", x * np.float32(3), "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

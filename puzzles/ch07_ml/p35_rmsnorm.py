@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -71,13 +72,14 @@ def _case(name: str, x: np.ndarray, w: np.ndarray, note: str) -> Case:
     return Case(name, {"x": x, "w": w, "out": out, "eps": EPS}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(35)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 35)
 
     def weights(n: int) -> np.ndarray:
         return rng.uniform(0.5, 1.5, n) * rng.choice([-1, 1], n)
 
     scales = rng.normal(0, 1, (4, 256)) * np.array([[1e-3], [1.0], [30.0], [1e3]])
+    rows, cols = size(rng, 3, 8), size(rng, 8, 56, multiple_of=8)
     return (
         _case("worked example 1x4", [[3, -4, 0, 1]], [1, 0.5, 2, -1], "the example from the description"),
         _case("random 4x64", rng.normal(0, 1, (4, 64)), weights(64), "one column per thread"),
@@ -87,7 +89,7 @@ def make_cases() -> tuple[Case, ...]:
               "rows of very different size; in the 1e-3 row eps is as large as the mean square: "
               "leave it out and that row is off by about 40%"),
         _case("one column 3x1", [[2.0], [-0.5], [7.0]], [-3.0], "out = sign(x) * w, up to eps"),
-        _case("random 5x24", rng.normal(0, 3, (5, 24)), weights(24), "fewer columns than threads"),
+        _case(f"random {rows}x{cols}", rng.normal(0, 3, (rows, cols)), weights(cols), "fewer columns than threads"),
     )
 
 
@@ -126,3 +128,16 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n elements: rows of MAX_COLS columns (the widest the puzzle allows), one block per row."""
+    rng = np.random.default_rng(8035)
+    cols = min(MAX_COLS, n)
+    x = rng.standard_normal((max(1, n // cols), cols), dtype=np.float32)
+    return _case(f"bench {x.shape[0]}x{cols}", x, rng.uniform(0.5, 1.5, cols), "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

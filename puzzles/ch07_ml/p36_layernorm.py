@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -77,12 +78,13 @@ def _case(name: str, x: np.ndarray, w: np.ndarray, b: np.ndarray, note: str) -> 
     return Case(name, {"x": x, "w": w, "b": b, "out": out, "eps": EPS}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(36)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 36)
 
     def affine(n: int) -> tuple[np.ndarray, np.ndarray]:
         return rng.uniform(0.5, 1.5, n) * rng.choice([-1, 1], n), rng.uniform(-1, 1, n)
 
+    rows, cols = size(rng, 3, 8), size(rng, 8, 56, multiple_of=8)
     offset = rng.normal(0, 1, (4, 256)) + np.array([[1000.0], [-300.0], [50.0], [0.0]])
     return (
         _case("worked example 1x4", [[1, 2, 3, 6]], [1, 1, 2, 2], [0, 0, 0, 1],
@@ -92,8 +94,11 @@ def make_cases() -> tuple[Case, ...]:
               "divide by 200, not by the block size"),
         _case("large offsets 4x256", offset, *affine(256),
               "rows centred at 1000, -300, 50 and 0 with spread 1: mean(x^2) - mean(x)^2 falls apart"),
+        _case("small variance 3x64", rng.normal(0, 1e-3, (3, 64)), *affine(64),
+              "spread 1e-3: the variance (1e-6) is a tenth of eps, so 1 / sqrt(var + eps) and "
+              "1 / (sqrt(var) + eps) differ threefold"),
         _case("one column 3x1", [[4.0], [-2.0], [0.5]], [2.0], [0.25], "variance 0: every output is b"),
-        _case("random 5x24", rng.normal(-1, 5, (5, 24)), *affine(24), "fewer columns than threads"),
+        _case(f"random {rows}x{cols}", rng.normal(-1, 5, (rows, cols)), *affine(cols), "fewer columns than threads"),
     )
 
 
@@ -132,3 +137,17 @@ PUZZLE = Puzzle(
     rtol=1e-4,
     atol=1e-4,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n elements: rows of MAX_COLS columns (the widest the puzzle allows), one block per row."""
+    rng = np.random.default_rng(8036)
+    cols = min(MAX_COLS, n)
+    x = rng.standard_normal((max(1, n // cols), cols), dtype=np.float32) * np.float32(2)
+    w, b = rng.uniform(0.5, 1.5, cols), rng.uniform(-1, 1, cols)
+    return _case(f"bench {x.shape[0]}x{cols}", x, w, b, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -76,13 +77,14 @@ def _case(name: str, x: np.ndarray, bias: np.ndarray, note: str) -> Case:
     return Case(name, {"x": x, "bias": bias, "out": out}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(37)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 37)
+    rows, cols = size(rng, 5, 15, not_multiple_of=4), size(rng, 40, 88, multiple_of=8, not_multiple_of=32)
     return (
         _case("worked example 1x3", [[-1.5, 0.0, 2.0]], [0.5, -0.25, 1.0],
               "the example from the description"),
         _case("random 8x64", rng.normal(0, 2, (8, 64)), rng.uniform(-1, 1, 64), "full blocks"),
-        _case("random 7x40", rng.normal(0, 2, (7, 40)), rng.uniform(-1, 1, 40),
+        _case(f"random {rows}x{cols}", rng.normal(0, 2, (rows, cols)), rng.uniform(-1, 1, cols),
               "neither dimension a multiple of the block: guard rows and columns"),
         _case("wide range 4x96", rng.uniform(-8, 8, (4, 96)), np.linspace(-3, 3, 96),
               "z from -11 to 11: GELU is ~0 on the left and ~z on the right; z^3 is large"),
@@ -129,3 +131,16 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n elements: rows of 4,096 columns (fewer when n is small)."""
+    rng = np.random.default_rng(8037)
+    cols = min(4096, n)
+    x = rng.standard_normal((max(1, n // cols), cols), dtype=np.float32) * np.float32(2)
+    return _case(f"bench {x.shape[0]}x{cols}", x, rng.uniform(-1, 1, cols), "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -74,8 +75,9 @@ def _case(name: str, logits: np.ndarray, targets: np.ndarray, note: str) -> Case
     return Case(name, {"logits": logits, "targets": targets, "loss": loss}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(38)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 38)
+    rows, cols = size(rng, 3, 8), size(rng, 8, 56, multiple_of=8)
     confident = rng.normal(0, 1, (4, 200))
     confident[np.arange(4), [7, 199, 64, 130]] += 12.0       # the model is sure of one token per row
     return (
@@ -87,9 +89,11 @@ def make_cases() -> tuple[Case, ...]:
               "targets at both ends"),
         _case("huge logits 3x256", rng.normal(500, 20, (3, 256)), [255, 0, 128],
               "logits near 500: exp without the max overflows float32"),
+        _case("very negative 4x40", rng.normal(-150, 10, (4, 40)), rng.integers(0, 40, 4),
+              "logits near -150: with a max that starts at 0 instead of -inf every exp underflows to 0"),
         _case("one column 4x1", rng.normal(0, 5, (4, 1)), np.zeros(4),
               "a single class: every loss is exactly 0"),
-        _case("random 5x24", rng.normal(-3, 4, (5, 24)), rng.integers(0, 24, 5),
+        _case(f"random {rows}x{cols}", rng.normal(-3, 4, (rows, cols)), rng.integers(0, cols, rows),
               "fewer columns than threads"),
     )
 
@@ -128,3 +132,17 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=1e-5,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n logits: rows of MAX_COLS classes (the most the puzzle allows), one block per row."""
+    rng = np.random.default_rng(8038)
+    cols = min(MAX_COLS, n)
+    rows = max(1, n // cols)
+    logits = rng.standard_normal((rows, cols), dtype=np.float32) * np.float32(2)
+    return _case(f"bench {rows}x{cols}", logits, rng.integers(0, cols, rows), "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -74,14 +75,15 @@ def _case(name: str, W: np.ndarray, x: np.ndarray, note: str) -> Case:
     return Case(name, {"W": W, "x": x, "y": y}, (step,), note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(39)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 39)
     # cancellation: integer terms of +-200..250 that mostly cancel, then small multiples of 1/128 that carry
     # the answer. Every product and partial sum is a multiple of 2^-7 below 2^17, so float32 sums them exactly
     # in any order; an fp16 running sum (steps of 0.5 near 1000) drops the small terms.
     big = rng.integers(200, 251, (3, 512)) * np.where(np.arange(512) % 2 == 0, 1, -1)
     cancel_W = np.concatenate([big, rng.integers(1, 7, (3, 512)) / 64], axis=1)
     cancel_x = np.concatenate([np.ones(512), rng.choice([0.5, 1.0], 512)])
+    cols = size(rng, 264, 504, multiple_of=16, not_multiple_of=TPB)   # whole 32-byte sectors of fp16
     return (
         _case("worked example 2x4", [[1, 2, 3, 4], [2048, 1, 1, 1]], [1, 1, 1, 1],
               "the example from the description"),
@@ -92,8 +94,8 @@ def make_cases() -> tuple[Case, ...]:
         _case("cancellation 3x1024", cancel_W, cancel_x,
               "large terms cancel; the small ones that remain vanish next to an fp16 running sum "
               "(float32 is exact here)"),
-        _case("random 5x304", rng.normal(0, 1, (5, 304)), rng.normal(0, 1, 304),
-              "304 columns: not a multiple of the block"),
+        _case(f"random 5x{cols}", rng.normal(0, 1, (5, cols)), rng.normal(0, 1, cols),
+              f"{cols} columns: not a multiple of the block"),
         _case("one column 3x1", [[3.5], [-0.25], [1000]], [2.0], "a single product per row"),
     )
 
@@ -131,3 +133,16 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=1e-4,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n weights: rows of MAX_COLS fp16 columns (the widest the puzzle allows), one block per row."""
+    rng = np.random.default_rng(8039)
+    cols = min(MAX_COLS, n)
+    W = rng.standard_normal((max(1, n // cols), cols), dtype=np.float32)
+    return _case(f"bench {W.shape[0]}x{cols}", W, rng.standard_normal(cols), "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     max_global_reads_per_thread,
@@ -113,17 +114,19 @@ def _scales(rng: np.random.Generator, n: int) -> np.ndarray:
     return (10.0 ** rng.uniform(-3, -1, n)).astype(np.float32)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(40)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 40)
     extreme_a = rng.choice(np.array([-128, -127, 127], dtype=np.int64), (17, K_MAX))
     extreme_b = rng.choice(np.array([-128, -127, 127], dtype=np.int64), (K_MAX, 20))
     extreme_a[0, :] = -128                      # row 0 times column 0: 64 * 16384 = 1,048,576
     extreme_b[:, 0] = -128
+    m, k, n = (size(rng, 33, 47), size(rng, 33, K_MAX - 1, not_multiple_of=TILE),
+               size(rng, 33, 47))
     return (
         _case("worked example 2x2x2", [[1, -2], [3, 4]], [[5, 6], [7, -8]], [0.5, 0.25], [0.1, 2.0],
               "the example from the description"),
-        _case("random M=40 K=50 N=36", _int8(rng, (40, 50)), _int8(rng, (50, 36)), _scales(rng, 40),
-              _scales(rng, 36), "no dimension is a multiple of 16: partial tiles in every direction"),
+        _case(f"random M={m} K={k} N={n}", _int8(rng, (m, k)), _int8(rng, (k, n)), _scales(rng, m),
+              _scales(rng, n), "no dimension is a multiple of 16: partial tiles in every direction"),
         _case("extreme values M=17 K=64 N=20", extreme_a, extreme_b, _scales(rng, 17), _scales(rng, 20),
               "only -128, -127 and 127: an int8 or int16 accumulator overflows here"),
         _case("one token M=1 K=33 N=24", _int8(rng, (1, 33)), _int8(rng, (33, 24)), _scales(rng, 1),
@@ -171,3 +174,17 @@ PUZZLE = Puzzle(
     rtol=1e-5,
     atol=1e-6,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n multiply-adds: square m = n_cols with the longest inner dimension the puzzle allows, K_MAX."""
+    rng = np.random.default_rng(8040)
+    side = max(1, int((n / K_MAX) ** 0.5))
+    a, b = _int8(rng, (side, K_MAX)), _int8(rng, (K_MAX, side))
+    return _case(f"bench {side}x{K_MAX} @ {K_MAX}x{side}", a, b, _scales(rng, side), _scales(rng, side),
+                 "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import ideal_coalescing, max_global_reads_per_thread, max_global_writes_per_thread
 
@@ -110,16 +111,17 @@ def _random(rng: np.random.Generator, name: str, rows: int, k: int, note: str) -
     return _case(name, q, zeros, scales, x, note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(41)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 41)
     rows, k = 9, 64
     extreme_q = rng.choice(np.array([0, 15]), (rows, k))
     extreme_zeros = rng.choice(np.array([0, 15]), (rows, k // GROUP))
     extreme_scales = 10.0 ** rng.uniform(-2, 0, (rows, k // GROUP))
+    rows = size(rng, 17, 47)
     return (
         _random(rng, "random 40 rows, K=128", 40, 128, "four passes of 32 weights per row"),
         _random(rng, "one row, K=64", 1, 64, "a single block"),
-        _random(rng, "37 rows, K=48", 37, 48, "K is not a multiple of 32: in the second pass only 16 threads "
+        _random(rng, f"{rows} rows, K=48", rows, 48, "K is not a multiple of 32: in the second pass only 16 threads "
                 "have a weight"),
         _random(rng, "5 rows, K=16", 5, 16, "one group, fewer weights than threads"),
         _case("extreme codes, 9 rows, K=64", extreme_q, extreme_zeros, extreme_scales,
@@ -160,3 +162,14 @@ PUZZLE = Puzzle(
     rtol=1e-4,
     atol=1e-4,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n weights: rows of K_MAX (the longest the puzzle allows), one block per row."""
+    return _random(np.random.default_rng(8041), f"bench {max(1, n // K_MAX)} rows, K={K_MAX}",
+                   max(1, n // K_MAX), K_MAX, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

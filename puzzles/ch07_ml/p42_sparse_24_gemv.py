@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -114,14 +115,16 @@ def _random(rng: np.random.Generator, name: str, rows: int, k: int, note: str) -
     return _case(name, values, meta, x, note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(42)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 42)
+    rows = size(rng, 33, 47, not_multiple_of=4)
     return (
         _case("worked example, 1 row, K=8", np.array([[2.0, -1.0, 3.0, 0.5]]), np.array([[13, 8]]),
               np.arange(1, 9), "the example from the description"),
         _random(rng, "random 40 rows, K=128", 40, 128, "64 kept values per row: two per thread"),
-        _random(rng, "37 rows, K=64", 37, 64, "37 is not a multiple of 4: the last block has one real row "
-                "and three empty ones whose threads must still load x and reach the barriers"),
+        _random(rng, f"{rows} rows, K=64", rows, 64, f"{rows} is not a multiple of 4: the last block has "
+                f"{rows % 4} real rows and {4 - rows % 4} empty ones whose threads must still load x and "
+                "reach the barriers"),
         _random(rng, "one row, K=128", 1, 128, "a single row: three quarters of the block has no row"),
         _random(rng, "6 rows, K=32", 6, 32, "16 kept values per row: half of each warp is idle"),
         _random(rng, "3 rows, K=4", 3, 4, "one group per row"),
@@ -159,3 +162,14 @@ PUZZLE = Puzzle(
     rtol=1e-4,
     atol=1e-4,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n dense weights (half of them stored): rows of K_MAX (x must fit in shared memory)."""
+    return _random(np.random.default_rng(8042), f"bench {max(1, n // K_MAX)} rows, K={K_MAX}",
+                   max(1, n // K_MAX), K_MAX, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

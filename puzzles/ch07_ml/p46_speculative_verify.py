@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import max_global_reads_per_thread, max_global_writes_per_thread, no_atomics
 
@@ -122,15 +123,17 @@ def _batch(rng: np.random.Generator, name: str, batch: int, g: int, note: str,
     return _case(name, draft, lengths, target, note)
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(46)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 46)
     example_draft = np.array([[11, 42, 7, 7], [5, 6, 8, 1], [0, 0, 0, 0]])
     example_target = np.array([[11, 42, 9, 7, 3], [5, 6, 8, 0, 0], [4, 0, 0, 0, 0]])
+    batch = size(rng, 33, 47, not_multiple_of=4)
     return (
         _case("worked examples", example_draft, np.array([4, 2, 0]), example_target,
               "the three examples from the description"),
-        _batch(rng, "batch of 37, drafts of up to 8", 37, 8,
-               "37 is not a multiple of 4: the last block has one sequence and three idle warps"),
+        _batch(rng, f"batch of {batch}, drafts of up to 8", batch, 8,
+               f"{batch} is not a multiple of 4: the last block has {batch % 4} sequences and {4 - batch % 4} "
+               "idle warps"),
         _batch(rng, "all accepted", 6, 8, "every draft is fully accepted: next_token is the bonus token "
                "target[b, n]", lengths=[8, 8, 3, 1, 8, 5], accepts=[8, 8, 3, 1, 8, 5]),
         _batch(rng, "drafts of 32, a full warp", 9, 32, "all 32 lanes check a position; in sequence 0 the "
@@ -173,3 +176,24 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n draft positions: n / WARP sequences with drafts of up to WARP tokens, one warp each."""
+    rng = np.random.default_rng(8046)
+    batch, vocab = max(1, n // WARP), 1000
+    lengths = rng.integers(0, WARP + 1, batch)
+    target = rng.integers(1, vocab, (batch, WARP + 1))
+    target[np.arange(WARP + 1)[None, :] > lengths[:, None]] = PAD_TOKEN
+    draft = target[:, :WARP].copy()
+    stale = np.arange(WARP)[None, :] >= lengths[:, None]
+    draft[stale] = rng.integers(1, vocab, int(stale.sum()))
+    accepted = (rng.random(batch) * (lengths + 1)).astype(np.int64)    # the true answer, 0..n
+    rejected = np.flatnonzero(accepted < lengths)
+    draft[rejected, accepted[rejected]] = target[rejected, accepted[rejected]] % (vocab - 1) + 1
+    return _case(f"bench batch={batch}", draft, lengths, target, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from puzzles.casegen import generator, size
 from puzzles.model import Case, LaunchStep, Puzzle, Star
 from puzzles.rules import (
     ideal_coalescing,
@@ -92,8 +93,8 @@ def _weights(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     return rng.integers(-32, 33, shape) / 16
 
 
-def make_cases() -> tuple[Case, ...]:
-    rng = np.random.default_rng(47)
+def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
+    rng = generator(rng, 47)
     mixed = _weights(rng, (3, 104))
     mixed[0] = rng.choice([-2.0, -0.5, 0.5, 1.0], 104)           # every weight survives
     mixed[1] = rng.choice([-0.4375, -0.0625, 0.0, 0.25, 0.4375], 104)   # none survives
@@ -102,9 +103,10 @@ def make_cases() -> tuple[Case, ...]:
     one_column[3, 0] = -0.5                                       # a tie in the smallest case too
     example = [[0.9, -0.2, 0.5, -0.7, 0.1, 0.0, -1.25, 0.45],
                [-0.5, 0.3, 2.0, -0.05, 0.6, -0.49, 0.5, -3.0]]
+    rows = size(rng, 8, 32)
     return (
         _case("worked example 2x8", example, 0.5, "the example from the description"),
-        _case("random 24x200", _weights(rng, (24, C_MAX)), 0.5,
+        _case(f"random {rows}x200", _weights(rng, (rows, C_MAX)), 0.5,
               "200 = 3 full rounds of 64 and a last round with 8 columns"),
         _case("random 10x64", _weights(rng, (10, 64)), 0.375, "exactly one round: no idle thread"),
         _case("one column, 7 rows", one_column, 0.5, "63 of 64 threads have no column"),
@@ -142,3 +144,14 @@ PUZZLE = Puzzle(
     ),
     reading=READING,
 )
+
+
+# Graduate mode (puzzles/graduate/): this puzzle's launch at benchmark scale. It is kept apart from the
+# definitions above and attached to PUZZLE here.
+def bench(n: int) -> Case:
+    """About n weights: rows of C_MAX columns (the longest the puzzle allows), one block per row."""
+    w = _weights(np.random.default_rng(8047), (max(1, n // C_MAX), C_MAX))
+    return _case(f"bench {w.shape[0]}x{C_MAX}", w, 0.5, "benchmark size")
+
+
+PUZZLE = Puzzle(**(vars(PUZZLE) | {"bench": bench}))

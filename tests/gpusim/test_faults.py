@@ -364,6 +364,15 @@ def spin_fast(out):
 
 
 @cuda.jit
+def spin_some_finite(out):
+    i = cuda.grid(1)
+    x = 0
+    while x < 2 * i + 7:
+        x += 1
+    out[i] = x
+
+
+@cuda.jit
 def spin_some(out):
     i = cuda.grid(1)
     x = i + 1
@@ -374,12 +383,41 @@ def spin_some(out):
 
 def test_an_endless_loop_ends_with_a_timeout_at_the_loop():
     out = np.zeros(4, np.int64)
-    f = one_fault(run(spin, 1, 4, out, max_steps=50), KernelTimeout)
+    f = one_fault(run(spin, 1, 4, out, max_steps=10**7), KernelTimeout)
     assert f.lineno == line_of(spin, "while True")
-    assert 40 <= out[0] <= 60
-    f = one_fault(run(spin_some, 1, 8, np.zeros(8, np.int64), max_steps=200), KernelTimeout)
+    assert out[0] > 10 and (out == out[0]).all()
+    f = one_fault(run(spin_some, 1, 8, np.zeros(8, np.int64), max_steps=10**7), KernelTimeout)
     assert f.lineno == line_of(spin_some, "while x != 5")
     assert f.thread == (1, 0, 0) and f.block == (0, 0, 0)   # the first thread still looping
+    assert "probably never ends" in f.summary and "max_steps" not in str(f)
+
+
+def test_the_budget_counts_work_so_more_threads_run_fewer_iterations_of_an_endless_loop():
+    runs = {}
+    for threads, budget in ((4, 10**7), (4, 2 * 10**7), (4096, 2 * 10**7)):
+        out = np.zeros(threads, np.int64)
+        report = run(spin, 1, min(threads, 1024), out, max_steps=budget) if threads <= 1024 else \
+            run(spin, threads // 1024, 1024, out, max_steps=budget)
+        one_fault(report, KernelTimeout)
+        assert report.steps > budget
+        runs[threads, budget] = int(out[0])
+    assert 1.8 <= runs[4, 2 * 10**7] / runs[4, 10**7] <= 2.2          # twice the budget, twice the iterations
+    assert runs[4096, 2 * 10**7] < runs[4, 2 * 10**7] / 2               # a thousand times the lanes: fewer
+
+
+def test_the_budget_is_exact_a_launch_needing_s_steps_runs_with_s_and_stops_with_one_less():
+    out = np.zeros(8, np.int64)
+    need = run(spin_some_finite, 1, 8, out).steps
+    assert need > 0 and out.tolist() == [2 * i + 7 for i in range(8)]
+    assert not run(spin_some_finite, 1, 8, np.zeros(8, np.int64), max_steps=need).faults
+    f = one_fault(run(spin_some_finite, 1, 8, np.zeros(8, np.int64), max_steps=need - 1), KernelTimeout)
+    assert f.lineno == line_of(spin_some_finite, "while x < 2 * i + 7")
+
+
+def test_a_launch_whose_straight_line_code_alone_is_past_the_budget_stops_before_running():
+    out = np.zeros(4096, np.int64)
+    f = one_fault(run(spin, 4, 1024, out, max_steps=1000), KernelTimeout)
+    assert f.lineno == line_of(spin, "def spin") and (out == 0).all()
 
 
 def test_the_default_budget_ends_an_endless_loop_quickly():
@@ -472,7 +510,7 @@ def every_fault():
         one_fault(run(write_past_end, 2, 32, np.zeros(40, np.int64)), OutOfBounds),
         one_fault(run(barrier_in_branch, 1, 64, out), BarrierDivergence),
         one_fault(run(shared_partly_written, 1, 32, np.zeros(32, np.float32)), UninitializedRead),
-        one_fault(run(spin, 1, 4, np.zeros(4, np.int64), max_steps=20), KernelTimeout),
+        one_fault(run(spin, 1, 4, np.zeros(4, np.int64), max_steps=10**6), KernelTimeout),
         faults(run(int_div, 1, 4, np.ones(4, np.int64), np.zeros(4, np.int64), np.zeros((4, 2), np.int64)),
                KernelError)[0],
         one_fault(run(global_waw, 2, 1, np.zeros(1)), gpusim.DataRace),

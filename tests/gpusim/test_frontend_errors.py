@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +18,7 @@ import pytest
 from simkit import load_module, one_fault, run, run_clean
 
 import gpusim
-from gpusim import KernelCompileError, KernelError, LaunchError, OutOfBounds
+from gpusim import KernelCompileError, KernelError, LaunchError, OutOfBounds, UnsupportedConstruct
 
 
 def load(tmp_path: Path, source: str):
@@ -43,6 +44,7 @@ REJECTED = [
     ("an unknown keyword", "cuda.syncwarp(mask=1, width=2)", "unexpected keyword argument 'width'"),
     ("2**64", "out[0] = 18446744073709551616", "does not fit in 64 bits"),
     ("10**30", "out[0] = 10**30", "does not fit in 64 bits"),
+    ("-(2**63) - 1", "out[0] = -(2 ** 63) - 1", "the integer -9223372036854775809 does not fit in 64 bits"),
     ("range(float)", "for k in range(2.5):\n        out[0] = k", "range() needs integers, not float64"),
     ("math.sqrt(1, 2)", "out[0] = math.sqrt(1.0, 2.0)", "math.sqrt() takes 1 argument, 2 given"),
     ("cuda.grid(4)", "out[0] = cuda.grid(4)", "cuda.grid takes 1, 2 or 3"),
@@ -133,6 +135,20 @@ def test_an_expression_too_deep_for_python_is_a_compile_error_not_a_crash(tmp_pa
     mod = load(tmp_path, HEAD + "    out[i] = " + " + ".join(["i"] * 3000) + "\n")
     with pytest.raises(KernelCompileError, match="nested too deeply"):
         run(mod.k, 1, 4, np.zeros(4, np.int64), np.zeros(4, np.float32), np.zeros(4, np.float16))
+
+
+def test_a_kernel_of_thousands_of_statements_is_refused_before_its_source_is_read(tmp_path):
+    mod = load(tmp_path, "def k(out):\n    x = 0.0\n" + "    x = x * 0.5 + 1.0\n" * 6000 + "    out[0] = x\n")
+    started = time.perf_counter()
+    with pytest.raises(UnsupportedConstruct, match="too large for gpusim to compile") as e:
+        run(mod.k, 1, 1, np.zeros(1))
+    assert time.perf_counter() - started < 0.5
+    assert e.value.filename == mod.__file__ and e.value.lineno == 1
+    parts = "\n".join(f"def f{k}(x):\n" + "    x = x * 0.5 + 1.0\n" * 3000 + "    return x\n" for k in range(6))
+    calls = "".join(f"    x = f{k}(x)\n" for k in range(6))
+    mod = load(tmp_path, parts + "\ndef k(out):\n    x = 0.0\n" + calls + "    out[0] = x\n")
+    with pytest.raises(UnsupportedConstruct, match="the kernel with the device functions it calls is"):
+        run(mod.k, 1, 1, np.zeros(1))
 
 
 def test_a_chain_of_600_device_functions_compiles_without_recursion(tmp_path):
@@ -229,6 +245,32 @@ def test_gamma_lgamma_and_remainder_at_their_poles_give_inf_and_nan_as_the_gpu_d
     assert math.isnan(out[1, 0]) and out[1, 1] == math.inf           # gamma(-1) is NaN, lgamma(-1) +inf
     assert out[2, 0] == pytest.approx(math.gamma(-2.5)) and out[2, 1] == pytest.approx(math.lgamma(-2.5))
     assert np.isinf(out[:, 3]).all()                                 # overflow: inf, not an exception
+
+
+def test_a_loop_variable_reused_at_another_type_where_no_thread_set_it_yet(tmp_path):
+    # j is an int32 in the first loop (a range of an int32), an int64 in the second: the front end converts
+    # it where the paths meet, also where no thread ever ran the first loop (puzzle 71's route kernel, one
+    # token per device); numba converts the undefined value harmlessly
+    mod = load(tmp_path, """
+        from numba import cuda
+
+
+        def k(out, n):
+            i = cuda.threadIdx.x
+            if i < 1:
+                for j in range(i):
+                    out[i] += 100
+            if i != 1:
+                for j in range(n):
+                    out[i] += j
+            for g in range(cuda.gridDim.x - 1):     # the same for every thread, and never runs
+                out[i] += 1000
+            for g in range(n):
+                out[i] += 10 * g
+        """)
+    out = np.zeros(4, np.int64)
+    run_clean(mod.k, 1, 4, out, 3)
+    assert out.tolist() == [33, 30, 33, 33]
 
 
 def test_an_out_of_bounds_read_at_a_uniform_index_is_one_fault_and_the_kernel_goes_on(tmp_path):

@@ -581,3 +581,29 @@ def test_a_product_is_fused_only_into_a_sum_of_its_own_type():
             acc = fma(float64(a[int64(i)]), 2.0, acc)  # float64, lane
             out[int64(i)] = acc
         """)
+
+
+def test_a_device_array_captured_by_pointer_is_read_as_it_is_at_each_launch():
+    # numba-cuda freezes a NumPy global when it compiles the kernel but captures a device array by pointer
+    # (numba-cuda's doc example test_ex_globals_device_array_capture); the drop-in marks the latter
+    from gpusim.frontend.names import CapturedDeviceArray
+
+    frozen = np.array([1.0, 2.0])
+    behind = np.array([10.0, 20.0])
+    live = CapturedDeviceArray(behind)
+
+    @cuda.jit
+    def read_both(out):
+        out[0] = frozen[1]
+        out[1] = live[1]
+
+    out = np.zeros(2)
+    run_clean(read_both, 1, 1, out)
+    frozen[1], behind[1] = -2.0, -20.0
+    run_clean(read_both, 1, 1, out)
+    assert out.tolist() == [2.0, -20.0]
+    module = compile_module(read_both, signature(out))
+    arrays = [e for s in walk_stmts(module.entry.body) for top in children(s) for e in walk_exprs(top)
+              if isinstance(e, N.ConstArray)]
+    assert [(a.name, a.by_pointer, a.data is behind) for a in arrays] == [("frozen", False, False),
+                                                                         ("live", True, True)]

@@ -172,7 +172,7 @@ def test_random_kernels_match_python_run_thread_by_thread(folder, source, geomet
     n = grid * block_size
     a = (np.arange(N_IN) * 37 % 23 - 5).astype(np.int64)
     out = np.full((n, 6), -1, np.int64)
-    report = gpusim.launch(mod.kern, grid, block_size, (a, out), instrument=False, max_steps=100_000)
+    report = gpusim.launch(mod.kern, grid, block_size, (a, out), instrument=False)
     assert not report.faults, "\n".join(str(f) for f in report.faults)
     want = np.full((n, 6), -1, np.int64)
     mod.cuda = FakeCuda()          # after gpusim compiled it: the reference calls the plain function

@@ -8,7 +8,7 @@ import numba
 import numpy as np
 import pytest
 from numba import cuda
-from simkit import faults, one_fault, run, run_clean
+from simkit import faults, line_of, one_fault, run, run_clean
 
 import gpusim
 from gpusim import DataRace, KernelError, LaunchError, LaunchReport, OutOfBounds
@@ -196,9 +196,11 @@ def test_too_much_static_shared_memory_is_reported():
         sh[cuda.threadIdx.x] = 1
         out[0] = 0
 
-    report = run(big, 1, 1, np.zeros(1))
-    f = faults(report, KernelError)[0]
+    out = np.ones(1)
+    report = run(big, 1, 1, out)
+    f = one_fault(report, KernelError)
     assert "48" in f.summary and "52000" in f.summary
+    assert f.lineno == line_of(big, "cuda.shared.array") and out[0] == 1   # refused before it ran
 
 
 # ---------------------------------------------------------------------------------------------- chunks
@@ -273,6 +275,29 @@ def test_a_timeout_in_a_later_chunk_is_still_found(monkeypatch):
         out[cuda.grid(1)] = 1
 
     monkeypatch.setattr(launch_module, "CHUNK_LANES", 64)
-    report = run(late_spin, 8, 32, np.zeros(256), max_steps=100)
+    report = run(late_spin, 8, 32, np.zeros(256), max_steps=10**7)
     f = one_fault(report, gpusim.KernelTimeout)
-    assert f.lineno > 0
+    assert f.lineno > 0 and f.block == (7, 0, 0)
+
+
+@cuda.jit
+def handoff_in_block_seven(out, synced):
+    sh = cuda.shared.array(1, numba.float64)
+    t = cuda.threadIdx.x
+    if cuda.blockIdx.x == 7 and t == 0:
+        sh[0] = 1.0
+    if synced:
+        cuda.syncthreads()
+    if cuda.blockIdx.x == 7 and t == 1:
+        out[0] = sh[0]
+
+
+@pytest.mark.parametrize("per_chunk_blocks", [1, 3])
+def test_barriers_order_accesses_in_a_later_chunk_and_their_absence_is_a_race_there(monkeypatch, per_chunk_blocks):
+    # barrier epochs are kept per chunk: block 7 is in the third or the eighth chunk
+    monkeypatch.setattr(launch_module, "CHUNK_LANES", 32 * per_chunk_blocks)
+    out = np.zeros(1)
+    run_clean(handoff_in_block_seven, 9, 32, out, True)
+    assert out[0] == 1.0
+    f = one_fault(run(handoff_in_block_seven, 9, 32, np.zeros(1), False), DataRace)
+    assert f.block == (7, 0, 0) and f.other_block == (7, 0, 0) and f.hazard == "read after write"

@@ -423,7 +423,7 @@ def tracker_verdicts(steps):
             _, kind, lanes = step
             gt = np.array([t for t, _ in lanes], np.int64)
             el = np.array([e for _, e in lanes], np.int64)
-            res = races.record(shadow, el, gt, T_MODEL, 2, time, 1, KINDS[kind], True, bar, wbar)
+            res = races.record(shadow, el, gt, T_MODEL, 2, time, 1, KINDS[kind], True, 0, bar, wbar)
             verdicts.append((bool(res[races.R_RACES]), bool(res[races.R_UNINITS])))
     return verdicts
 

@@ -36,7 +36,7 @@ def _spec(out, a, n):
     return {"out": a + np.float32(1)}
 
 
-def _cases() -> tuple[Case, ...]:
+def _cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     def case(name, n, note=""):
         a = np.arange(n, dtype=np.float32) * 0.5
         step = LaunchStep("add_one", grid=1, block=n, args=("out", "a", "n"))
@@ -77,6 +77,10 @@ REFERENCE = '''
 
 # For the fake engine, which calls a kernel once: the same job as plain NumPy on whole arrays.
 FAKE_OK = '''
+    from numba import cuda
+
+
+    @cuda.jit
     def add_one(out, a, n):
         out[:n] = a[:n] + 1
 '''

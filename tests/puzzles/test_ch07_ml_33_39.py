@@ -38,7 +38,9 @@ def _solution_constants(module) -> dict[str, int]:
 
 
 def _case(module, name: str):
-    return next(c for c in module.PUZZLE.make_cases() if c.name == name)
+    """The case called ``name``; a name ending in "x" or " " is a prefix (that case's size varies)."""
+    return next(c for c in module.PUZZLE.make_cases() if c.name == name or name.endswith(("x", " "))
+                and c.name.startswith(name))
 
 
 def _expected(module, case) -> np.ndarray:
@@ -97,7 +99,7 @@ def test_softmax_worked_example_and_traps():
         large = _case(p33, "large logits 2x256").buffers["x"]
         assert np.isinf(np.exp(large)).any()        # exp without the max overflows
     with np.errstate(under="ignore"):
-        row = _case(p33, "very negative 6x24").buffers["x"]
+        row = _case(p33, "very negative ").buffers["x"]
         assert (np.exp(row).sum(axis=1) == 0).any()        # a max starting at 0 makes a row 0/0
     # the online softmax has the same answer as the three passes
     x = _case(p34, "rising rows 3x256").buffers["x"]
@@ -199,7 +201,7 @@ def test_fp16_worked_example_and_fp16_accumulation_fails():
     overflow = _case(p39, "overflow 3x2048")
     assert (_expected(p39, overflow) > np.finfo(np.float16).max).all()  # an fp16 running sum becomes inf
     # in the other multi-column cases, fp16 running sums (in the block's strided order) miss the tolerance
-    for name in ("random 4x1024", "cancellation 3x1024", "random 5x304"):
+    for name in ("random 4x1024", "cancellation 3x1024", "random 5x"):
         case = _case(p39, name)
         Wc, xc = case.buffers["W"], case.buffers["x"]
         partial = np.zeros((Wc.shape[0], p39.TPB), np.float16)

@@ -19,6 +19,8 @@ from puzzles import checker
 from puzzles.checker import check_file, max_stars
 from puzzles.model import Rule, Star
 
+NOTHING = "from numba import cuda\n\n\n@cuda.jit\ndef add_one(out, a, n):\n    pass\n"
+
 
 def test_correct_solution_passes_and_earns_every_star(tmp_path, fake_engine):
     result = check_file(TINY, write(tmp_path, "ok.py", FAKE_OK))
@@ -34,6 +36,10 @@ def test_correct_solution_passes_and_earns_every_star(tmp_path, fake_engine):
 
 def test_wrong_output_names_first_index_expected_got_and_count(tmp_path, fake_engine):
     path = write(tmp_path, "off.py", """
+        from numba import cuda
+
+
+        @cuda.jit
         def add_one(out, a, n):
             out[1:n] = a[1:n] + 1
     """)
@@ -74,6 +80,15 @@ def test_a_timeout_stops_the_check(tmp_path, fake_engine):
     result = check_file(TINY, write(tmp_path, "ok.py", FAKE_OK))
     assert [c.status for c in result.cases] == ["fail", "not run", "not run"]
     assert len(fake_engine.calls) == 1 and "k.py:5" in result.failures[0].message
+
+
+def test_a_timeout_behind_another_fault_stops_the_check_too(tmp_path, fake_engine):
+    # a learner's reduction without its `s //= 2`: out of bounds at once, then endless (fuzz file seed 564)
+    fake_engine.faults = [OutOfBounds("out of bounds", filename="k.py", lineno=7),
+                          KernelTimeout("A loop ran too long", filename="k.py", lineno=5)]
+    result = check_file(TINY, write(tmp_path, "ok.py", FAKE_OK))
+    assert [c.status for c in result.cases] == ["fail", "not run", "not run"]
+    assert len(fake_engine.calls) == 1 and "k.py:7" in result.failures[0].message
 
 
 def test_syntax_error_is_a_compile_failure_with_file_and_line(tmp_path, fake_engine):
@@ -168,7 +183,7 @@ def test_case_buffers_are_not_touched_and_spec_sees_inputs(tmp_path, fake_engine
         return {"out": a + np.float32(1)}
 
     cases = TINY.make_cases()
-    puzzle = dataclasses.replace(TINY, spec=spec, make_cases=lambda: cases)
+    puzzle = dataclasses.replace(TINY, spec=spec, make_cases=lambda rng=None: cases)
     assert check_file(puzzle, write(tmp_path, "ok.py", FAKE_OK)).passed
     assert seen == [True, True, True]
     assert all(np.isnan(c.buffers["out"]).all() for c in cases)
@@ -189,12 +204,12 @@ def test_printed_output_is_captured(tmp_path, fake_engine, capsys):
 
 def test_to_dict_is_strict_json(tmp_path, fake_engine):
     fake_engine.faults = [OutOfBounds("out of bounds", filename="k.py", lineno=3, array="a", index=(9,))]
-    for source in (FAKE_OK, "def add_one(out, a, n):\n    pass\n"):
+    for source in (FAKE_OK, NOTHING):
         doc = check_file(TINY, write(tmp_path, "x.py", source)).to_dict()
         text = json.dumps(doc, allow_nan=False)
         assert json.loads(text)["puzzle"] == "tiny-add"
     fake_engine.faults = []
-    doc = check_file(TINY, write(tmp_path, "y.py", "def add_one(out, a, n):\n    pass\n")).to_dict()
+    doc = check_file(TINY, write(tmp_path, "y.py", NOTHING)).to_dict()
     json.dumps(doc, allow_nan=False)
     assert set(doc) >= {"schema", "puzzle", "passed", "stars", "max_stars", "next_star", "failures", "cases"}
     assert doc["cases"][0]["failures"][0]["detail"]["got"] == "nan"
@@ -220,7 +235,7 @@ def test_real_missing_guard_is_out_of_bounds(tmp_path):
     def wide(case):   # one block of 32 threads for every n: the guard matters
         return dataclasses.replace(case, steps=(dataclasses.replace(case.steps[0], block=32),))
 
-    puzzle = dataclasses.replace(TINY, make_cases=lambda: tuple(wide(c) for c in TINY.make_cases()))
+    puzzle = dataclasses.replace(TINY, make_cases=lambda rng=None: tuple(wide(c) for c in TINY.make_cases()))
     path = write(tmp_path, "noguard.py", """
         from numba import cuda
 

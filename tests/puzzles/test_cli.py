@@ -40,7 +40,7 @@ def test_check_pass_and_fail(tiny, fake_engine, tmp_path, capsys):
     ok = str(write(tmp_path, "ok.py", FAKE_OK))
     code, out, _ = run(capsys, "check", "tiny-add", "--file", ok)
     assert code == 0 and "PASS ★★★" in out and "✓ n=4" in out
-    bad = write(tmp_path, "bad.py", "def add_one(out, a, n):\n    out[1:] = 0\n")
+    bad = write(tmp_path, "bad.py", "from numba import cuda\n\n\n@cuda.jit\ndef add_one(out, a, n):\n    out[1:] = 0\n")
     code, out, _ = run(capsys, "check", "901", "--file", str(bad))
     assert code == 1 and "FAIL" in out and "✗ n=4" in out
     assert "index [0]" in out and "no thread wrote it" in out
@@ -91,6 +91,11 @@ def test_endless_loop_in_a_kernel_is_stopped(tiny, tmp_path, capsys):
     started = time.monotonic()
     code, out, _ = run(capsys, "check", "tiny-add", "--file", str(path))
     assert code == 1 and f"{path}:7" in out and time.monotonic() - started < 120
+    budget = f"{checker.MAX_STEPS:,} steps of work"
+    assert "probably never ends" in out and budget in out and "max_steps" not in out
+    assert f"gpu-puzzles check 901 --max-steps {2 * checker.MAX_STEPS}" in out     # what to do, from the CLI
+    code, out, _ = run(capsys, "check", "tiny-add", "--file", str(path), "--max-steps", "1_000_000")
+    assert code == 1 and "did more than 1,000,000 steps of work" in out and "--max-steps 2000000" in out
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -99,6 +104,8 @@ def test_endless_loop_in_a_kernel_is_stopped(tiny, tmp_path, capsys):
     (("check", "--all", "--file", "x.py"), "give no puzzle and no --file"),
     (("check", "tiny-add", "--file", "no/such/file.py"), "no such file"),
     (("show", "12345"), "there is no puzzle 12345"),
+    (("check", "tiny-add", "--max-steps", "0"), "a step budget is at least 1"),
+    (("check", "tiny-add", "--max-steps", "lots"), "a step budget is a whole number"),
 ])
 def test_usage_errors_exit_2(tiny, capsys, argv, message):
     code, _, err = run(capsys, *argv)

@@ -2,7 +2,13 @@
 
 Each file is ``<slug_underscored>__<what>.py`` and starts with ``# WRONG: <slug> expect=<kind>[:<detail>]``:
 kind ``mismatch``, a fault class (``OutOfBounds``, ``DataRace``, ``BarrierDivergence``, ``UninitializedRead``,
-``KernelTimeout``) or ``constraint`` (detail: part of the broken rule's description or message).
+``KernelTimeout``), ``constraint`` or ``compile`` (detail: part of the failure's message; for ``compile`` it is
+required: a file refused as a whole must be refused for the stated reason). Files named ``*__cheat_*`` try to
+fool the judge at import time (patch the checker, swap a spec, silence the race tracker, import the
+reference, print a fake verdict, bake answers); each must fail like any wrong solution.
+
+Every file is checked with a fixed seed (the suite is deterministic), and again with a second seed: a wrong
+solution must not pass by luck of the draw.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ HEADER = re.compile(r"^# WRONG: (?P<slug>[a-z0-9-]+) expect=(?P<kind>\w+)(?::(?P
 FAULTS = {"OutOfBounds", "DataRace", "BarrierDivergence", "UninitializedRead", "KernelTimeout"}
 PUZZLES = {p.slug: p for p in real_puzzles()}
 FILES = sorted(WRONG_DIR.glob("*.py"))
+SEEDS = (20261201, 7)
 
 
 def _header(path: Path) -> re.Match:
@@ -35,12 +42,19 @@ def test_wrong_solution_is_rejected_for_its_reason(path: Path):
     slug, kind, detail = header["slug"], header["kind"], (header["detail"] or "").strip()
     assert slug in PUZZLES, f"{path.name}: no puzzle {slug!r}"
     assert path.name.startswith(slug.replace("-", "_") + "__"), f"{path.name}: name must start with the slug"
-    assert kind in FAULTS | {"mismatch", "constraint"}, f"{path.name}: unknown kind {kind!r}"
-    result = check_file(PUZZLES[slug], path)
+    assert kind in FAULTS | {"mismatch", "constraint", "compile"}, f"{path.name}: unknown kind {kind!r}"
+    assert kind != "compile" or detail, f"{path.name}: expect=compile needs a detail"
+    for seed in SEEDS:
+        _rejected(PUZZLES[slug], path, kind, detail, seed)
+
+
+def _rejected(puzzle, path: Path, kind: str, detail: str, seed: int) -> None:
+    result = check_file(puzzle, path, seed=seed)
     seen = [f"[{f.kind}{':' + type(f.fault).__name__ if f.fault is not None else ''}] {f.message}"
             for f in result.failures]
-    assert not result.passed, f"{path.name} passed; it should fail with {kind}"
-    assert not any(f.kind in ("error", "compile") for f in result.failures), "\n".join(seen)
+    assert not result.passed and result.stars == 0, f"{path.name} passed with seed {seed}; it should fail with {kind}"
+    unexpected = ("error",) if kind == "compile" else ("error", "compile")
+    assert not any(f.kind in unexpected for f in result.failures), "\n".join(seen)
     if kind in FAULTS:
         ok = any(f.kind == "fault" and kind in f.detail.get("faults", [type(f.fault).__name__])
                  for f in result.failures)

@@ -150,10 +150,10 @@ async def test_visualiser_tabs_switch_and_phases_scrub(home):
         await pilot.press("2")
         phases = screen.query_one(PhaseView)
         assert phases.phase == 0 and phases.phases == 8      # 7 barriers: 8 phases in block 0
-        assert "phase 0: from the kernel's start to the barrier at line 17" in plain(phases.draw())
+        assert "phase 1 of 8: from the kernel's start to the barrier at line 17" in plain(phases.draw())
         await pilot.press("right")
         assert phases.phase == 1
-        assert "phase 1: from the barrier at line 17 to the barrier at line 22" in plain(phases.draw())
+        assert "phase 2 of 8: from the barrier at line 17 to the barrier at line 22" in plain(phases.draw())
         await pilot.press("right", "right", "left")
         assert phases.phase == 2
         await pilot.press("home", "left")
@@ -186,7 +186,7 @@ async def test_hint_reveal_is_recorded_and_shown(home):
 
 
 @pilot_test
-async def test_quit_with_unsaved_changes_asks_first(home):
+async def test_quit_saves_what_was_typed_and_asks_only_when_saving_fails(home, monkeypatch):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_puzzle(app, pilot, "map")
@@ -194,13 +194,20 @@ async def test_quit_with_unsaved_changes_asks_first(home):
         screen.editor.move_cursor((0, 0))
         await pilot.press(*"#q", "enter")                  # q is typed in the editor, it does not quit
         assert app.is_running and screen.editor.text.startswith("#q")
+        assert screen.editor.dirty                         # before the autosave's delay is over
+
+        def full_disk(path, text):
+            raise OSError(28, "No space left on device")
+
+        monkeypatch.setattr("tui.files.write_atomic", full_disk)
         await pilot.press("ctrl+q")
-        assert isinstance(app.screen, ConfirmQuit)
+        assert isinstance(app.screen, ConfirmQuit)         # it could not be saved: ask
         await pilot.press("escape")                        # stay
         assert app.screen is screen and app.is_running
-        await pilot.press("ctrl+q")
-        await pilot.press("s")                             # save and quit
+        monkeypatch.undo()
+        await pilot.press("ctrl+q")                        # now it can be saved: saved, and quit at once
         await pilot.pause()
+    assert not app.is_running
     assert path.read_text().startswith("#q\n")
 
 
@@ -302,17 +309,18 @@ async def test_revealing_the_solution_asks_and_is_recorded(home):
 
 
 @pilot_test
-async def test_the_new_keys_are_in_the_footer_and_the_help(home):
+async def test_the_workspace_keys_are_in_the_footer_and_every_key_is_in_the_help(home):
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_puzzle(app, pilot, "map")
-        shown = {b.key: b.description for b in screen.BINDINGS if b.show}
-        assert shown["f3"] == "Solution" and shown["f4"] == "Reset"
         footer_keys = {key for key, active in app.active_bindings.items() if active.binding.show}
-        assert {"f3", "f4"} <= footer_keys
+        assert {"ctrl+r", "ctrl+g", "f2", "f5", "f6", "f7", "f8", "escape", "f1"} <= footer_keys
         await pilot.press("f1")
         help_text = app.screen.query_one("Markdown").source
-        assert "| f3 | show the reference solution" in help_text and "| f4 | reset your file" in help_text
+        for key in ("| f3 | show the reference solution", "| f4 | reset your file", "| f8 | the console",
+                    "| f9 | save the screen as an SVG", "| esc or ctrl+c | while a check runs: stop it"):
+            assert key in help_text
+        assert isinstance(screen, WorkspaceScreen)
 
 
 @pilot_test
@@ -324,7 +332,13 @@ async def test_chapters_are_titled_by_the_chapter_packages(home):
         titles = registry.chapters()
         for branch in tree.root.children:
             number = branch.children[0].data.chapter
-            assert str(branch.label).startswith(f"Chapter {number} · {titles[number]}")
+            label = str(branch.label)
+            full = f"Chapter {number} · {titles[number]}"
+            if "…" in label:     # a title too long for the tree's width is shortened, never cut silently
+                kept = label.split("…")[0]
+                assert full.startswith(kept) and len(kept) >= len(f"Chapter {number} · ") + 8
+            else:
+                assert label.startswith(full)
 
 
 def test_a_compile_failure_points_at_its_file_and_line_not_its_message():

@@ -98,8 +98,22 @@ def test_element_map_and_accessors_name_the_threads():
     em = breakdown.element_map(report, "a")
     assert em.shape == (32, 32) and em.reads.sum() == 64 and not em.writes.any()
     assert em.first_reader[1, 0] == 1 and em.first_reader[0, 1] == 32 and em.first_reader[0, 2] == -1
-    readers, writers, n = breakdown.accessors(report, "a", (1, 0))
-    assert readers == ["block 0 thread 1"] and writers == [] and n == 1
+    who = breakdown.accessors(report, "a", (1, 0))
+    assert who.readers == ["block 0 thread 1"] and who.writers == [] and who.accesses == 1
+    assert (who.reader_count, who.writer_count) == (1, 0)
+
+
+def every_thread_reads_a0(out, a):
+    out[cuda.grid(1)] = a[0]
+
+
+def test_accessors_name_the_first_readers_and_count_the_rest():
+    a = np.ones(1, np.float32)
+    out = np.zeros(64, np.float32)
+    report = launch(every_thread_reads_a0, 2, 32, out, a)
+    who = breakdown.accessors(report, "a", (0,), limit=8)
+    assert who.reader_count == 64 and len(who.readers) == 8        # 64 threads read a[0]; 8 are named
+    assert who.readers[0] == "block 0 thread 0" and who.readers[7] == "block 0 thread 7"
 
 
 def test_phase_view_splits_at_barriers():

@@ -122,7 +122,7 @@ def test_with_everything_recorded_every_view_draws():
     a = np.arange(40, dtype=np.float32)
     report = gpusim.launch(add_ten, 2, 32, (np.zeros_like(a), a))
     assert "block 0 thread 0" in drawn(ThreadMap, report)
-    assert "phase 0: from the kernel's start to the kernel's end" in drawn(PhaseView, report)
+    assert "phase 1 of 1: from the kernel's start to the kernel's end" in drawn(PhaseView, report)
     assert "out[i] = a[i] + 10" in drawn(CoalescingView, report)
     assert "does not use shared memory" in drawn(BankView, report)
     text = drawn(RooflineView, report)
@@ -162,3 +162,20 @@ def test_launches_start_at_the_first_fault():
     refs = launches_of(Result())
     assert [(r.case_number, r.launch_number, r.launch_count) for r in refs] == [(1, 1, 1), (2, 1, 2), (2, 2, 2)]
     assert default_launch(refs) == 1
+
+
+def test_a_missed_star_opens_the_run_on_the_case_that_missed_it():
+    """A real check of puzzle 4 with x and y swapped: it passes, the coalescing star's rule fails on a case
+    the judge names, and the views open on that case, not on the first (which is too small to tell)."""
+    from puzzles import registry
+    from puzzles.checker import check_source
+
+    p = registry.get("map-2d")
+    swapped = ("from numba import cuda\n\n\n@cuda.jit\ndef map_2d_kernel(out, a, n):\n    r = cuda.threadIdx.x\n"
+               "    c = cuda.threadIdx.y\n    if r < n and c < n:\n        out[r, c] = a[r, c] + 10\n")
+    result = check_source(p, swapped, "/virtual/map_2d.py", seed=3)
+    assert result.passed and result.stars == 1
+    refs = launches_of(result)
+    start = refs[default_launch(refs, result.next_star)]
+    assert start.case_number > 1 and f"(case {start.case_name!r})" in result.next_star
+    assert default_launch(refs) == 0

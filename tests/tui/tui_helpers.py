@@ -24,12 +24,19 @@ def pilot_test(test):
     return run
 
 
-def make_app():
-    """The app, with animations off (tests wait for state, not for tabs to slide)."""
+def make_app(new_player: bool = False, puzzles=None):
+    """The app, with animations off (tests wait for state, not for tabs to slide).
+
+    Unless ``new_player``, the welcome and the chapter introductions count as seen, so tests start in the
+    browser and open puzzles directly.
+    """
     from tui.app import GpuPuzzlesApp
 
-    app = GpuPuzzlesApp()
+    app = GpuPuzzlesApp(puzzles=puzzles)
     app.animation_level = "none"
+    if not new_player:
+        app.settings.welcome_seen = True
+        app.settings.introductions_seen = list(range(1, 100))
     return app
 
 
@@ -60,9 +67,28 @@ async def open_puzzle(app, pilot, slug: str):
     return app.screen
 
 
-async def run_check(app, pilot):
-    """ctrl+r, then wait for the worker thread and the result message."""
+async def run_check(app, pilot, timeout: float = 60.0):
+    """ctrl+r, then wait until the check's result has arrived and is shown."""
     await pilot.press("ctrl+r")
-    await app.workers.wait_for_complete()
+    await wait_for_check(app, pilot, timeout)
+
+
+async def wait_for_check(app, pilot, timeout: float = 60.0):
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while app.checking is not None or app.runner.running:
+        if loop.time() > end:
+            raise TimeoutError("the check did not finish")
+        await asyncio.sleep(0.02)
     await pilot.pause()
     await pilot.pause()
+
+
+async def wait_until(pilot, condition, timeout: float = 60.0, what: str = "the condition"):
+    """Pause until ``condition()`` is true (or fail after ``timeout`` seconds)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not condition():
+        if loop.time() > end:
+            raise TimeoutError(f"{what} did not happen within {timeout} s")
+        await pilot.pause(0.02)

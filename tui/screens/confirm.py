@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -24,7 +25,8 @@ class ConfirmQuit(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
-            yield Label(f"{self.file_name} has unsaved changes.", id="confirm-question")
+            yield Label(f"{self.file_name} has unsaved changes that could not be saved.", id="confirm-question",
+                        markup=False)
             with Horizontal(id="confirm-buttons"):
                 yield Button("Save and quit (s)", id="save", variant="primary")
                 yield Button("Quit without saving (d)", id="discard", variant="error")
@@ -56,12 +58,12 @@ class Confirm(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
-            yield Label(self.question, id="confirm-question")
+            yield Label(self.question, id="confirm-question", markup=False)
             if self.detail:
-                yield Label(self.detail, id="confirm-detail")
+                yield Label(self.detail, id="confirm-detail", markup=False)
             with Horizontal(id="confirm-buttons"):
                 yield Button("No (esc)", id="no")
-                yield Button(f"{self.yes} (y)", id="yes", variant="warning")
+                yield Button(Text(f"{self.yes} (y)"), id="yes", variant="warning")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()

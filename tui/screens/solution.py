@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Label, TextArea
 
-from ..widgets.editor import python_language
+from ..widgets.editor import editor_theme, python_language
 
 
 class SolutionScreen(ModalScreen):
@@ -24,9 +24,9 @@ class SolutionScreen(ModalScreen):
     def compose(self) -> ComposeResult:
         with Vertical(id="solution"):
             yield Label(f"The reference solution of puzzle {self.puzzle.number}: {self.puzzle.title}   (esc closes)",
-                        id="solution-title")
-            yield TextArea(self.text, language=python_language(), theme="monokai", read_only=True,
-                           show_line_numbers=True, soft_wrap=False, id="solution-text")
+                        id="solution-title", markup=False)
+            yield TextArea(self.text, language=python_language(), theme=editor_theme(self.app.current_theme.dark),
+                           read_only=True, show_line_numbers=True, soft_wrap=False, id="solution-text")
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()

@@ -1,12 +1,22 @@
-"""The workspace: the player's file in an editor beside the puzzle's page and the last check's verdict."""
+"""The workspace: the player's file in an editor beside the puzzle's page, the last check's verdict and what
+the kernels printed.
+
+Wide terminals show the editor and the side pane together; narrow ones (fewer than ``WIDE`` columns) show one
+at a time, and the pane keys switch: f5 the editor, f6 the task, f7 the results, f8 the console. Every
+printable key reaches the editor, whichever pane is in front, so nothing typed is lost. The editor's text is
+autosaved (atomically, ``AUTOSAVE_DELAY`` seconds after the last change) and the file is watched: an outside
+change is loaded when the editor has nothing unsaved, and offered when it has.
+"""
 
 from __future__ import annotations
 
 import os
 import shlex
 import subprocess
+import time
 from pathlib import Path
 
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -16,33 +26,58 @@ from textual.widgets import Footer, Header, Static, TabbedContent, TabPane
 
 from puzzles import workspace
 
+from .. import files
+from ..checking import same_file
 from ..messages import HintRevealed
+from ..widgets.console_view import ConsoleView
 from ..widgets.editor import SolutionEditor
-from ..widgets.puzzle_page import PuzzlePage
+from ..widgets.puzzle_page import PageScroll, PuzzlePage
 from ..widgets.results import ResultsView, fault_line
+from ..widgets.triton_view import TritonView, triton_tab
 from .confirm import Confirm
+
+WIDE = 110
+"""From this many columns on, the editor and the side pane are shown side by side."""
+AUTOSAVE_DELAY = 0.6
+"""Seconds after the last change before the editor's text is written to the file."""
+AUTOSAVE_MAX = 2.0
+"""While typing goes on, the text is written at least this often (seconds)."""
+DISK_POLL = 1.0
+"""Seconds between looks at the file for changes made outside the app."""
+SIDE_TABS = (("task", "Task"), ("results", "Results"), ("console", "Console"), ("triton", "Triton"))
+"""The side pane's tabs, in order: (name, label). A new view of the puzzle is one more entry here."""
 
 
 class WorkspaceScreen(Screen):
-    """Edit, save (ctrl+s), run (ctrl+r) and look at the run (ctrl+g); see the reference (f3) or start over (f4)."""
+    """Edit, run (ctrl+r) and look at the run (ctrl+g); see the reference (f3) or start over (f4)."""
 
     BINDINGS = [
-        Binding("ctrl+s", "save", "Save", priority=True),
         Binding("ctrl+r", "run", "Run", priority=True),
-        Binding("ctrl+g", "visualise", "See the run", priority=True),
-        Binding("ctrl+f", "next_fault", "Go to fault"),
-        Binding("ctrl+o", "external_editor", "$EDITOR"),
-        Binding("f2", "hint", "Hint"),
-        Binding("f3", "solution", "Solution"),
-        Binding("f4", "reset", "Reset"),
-        Binding("escape", "back", "Back (saves)", priority=True),
-        Binding("e,i", "edit", "Edit", show=False),
+        Binding("ctrl+t", "run_same_seed", "Same cases", priority=True, show=False),
+        Binding("ctrl+g", "visualise", "See run", priority=True),
+        Binding("f2", "hint", "Hint", priority=True),
+        Binding("f5", "pane('editor')", "Code", priority=True),
+        Binding("f6", "pane('task')", "Task", priority=True),
+        Binding("f7", "pane('results')", "Results", priority=True),
+        Binding("f8", "pane('console')", "Console", priority=True),
+        Binding("ctrl+t", "triton", "Triton", priority=True, show=False),
+        Binding("escape", "back", "Back", priority=True),
+        Binding("ctrl+c", "cancel_check", "Stop the check", priority=True, show=False),
+        Binding("ctrl+s", "save", "Save", priority=True, show=False),
+        Binding("ctrl+f", "next_fault", "Go to fault", show=False),
+        Binding("ctrl+o", "external_editor", "$EDITOR", show=False),
+        Binding("f3", "solution", "Solution", show=False),
+        Binding("f4", "reset", "Reset", show=False),
     ]
 
     running: var[bool] = var(False)
     """A check of this puzzle is running in the background."""
     dirty: var[bool] = var(False)
     """The editor holds unsaved changes (mirrors the editor)."""
+    narrow: var[bool] = var(False)
+    """Fewer than ``WIDE`` columns: one pane at a time."""
+    pane: var[str] = var("editor")
+    """What a narrow screen shows: "editor" or "side"."""
 
     def __init__(self, puzzle, path: Path):
         super().__init__()
@@ -50,19 +85,35 @@ class WorkspaceScreen(Screen):
         self.path = Path(path)
         self.result = None
         self._fault_cursor = -1
+        self._autosave_timer = None
+        self._unsaved_since = 0.0
+        self._offering_reload = False
+        self._declined: float | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="work"):
             yield SolutionEditor(self.path, id="editor")
             with Vertical(id="side"):
-                yield Static("", id="run-status")
+                yield Static("", id="run-status", markup=False)
                 with TabbedContent(id="side-tabs", initial="task-tab"):
-                    with TabPane("Task", id="task-tab"), VerticalScroll(id="task-scroll"):
-                        yield PuzzlePage(id="task")
-                    with TabPane("Results", id="results-tab"), VerticalScroll(id="results-scroll"):
-                        yield ResultsView(id="results")
-        yield Footer()
+                    for name, label in SIDE_TABS:
+                        with TabPane(label, id=f"{name}-tab"):
+                            yield from self._tab(name)
+        yield Footer(compact=True, show_command_palette=False)
+
+    def _tab(self, name: str) -> ComposeResult:
+        if name == "task":
+            with PageScroll(id="task-scroll", classes="side-scroll"):
+                yield PuzzlePage(id="task")
+        elif name == "results":
+            with VerticalScroll(id="results-scroll", classes="side-scroll"):
+                yield ResultsView(id="results")
+        elif name == "console":
+            with VerticalScroll(id="console-scroll", classes="side-scroll"):
+                yield ConsoleView(id="console")
+        elif name == "triton":
+            yield from triton_tab()
 
     @property
     def editor(self) -> SolutionEditor:
@@ -72,7 +123,14 @@ class WorkspaceScreen(Screen):
     def results(self) -> ResultsView:
         return self.query_one(ResultsView)
 
+    @property
+    def side_tab(self) -> str:
+        """The side pane's tab in front: "task", "results" or "console"."""
+        return (self.query_one(TabbedContent).active or "").removesuffix("-tab")
+
     def on_mount(self) -> None:
+        self.app.runner.warm_up()                 # the first check then finds the judge ready
+        self.narrow = self.app.size.width < WIDE
         self.title = f"Puzzle {self.puzzle.number}: {self.puzzle.title}"
         self.watch(self.editor, "dirty", self._editor_dirty)
         self._show_page()
@@ -80,14 +138,17 @@ class WorkspaceScreen(Screen):
         self.editor.focus()
         last = self.app.results.get(self.puzzle.slug)
         if last is not None:
-            self.show_result(last, highlight=False)
+            self.show_result(last, highlight=False, reveal=False)
         if self.app.checking == self.puzzle.slug:
             self.running = True
+        self.set_interval(DISK_POLL, self._watch_disk)
+        if self.narrow and last is None and not self.app.progress.puzzles.get(self.puzzle.slug):
+            self.show_side("task")                # a new puzzle on a small screen: read it first
 
     def _show_page(self) -> None:
         got, most = self.app.stars_of(self.puzzle.slug)
         self.query_one(PuzzlePage).show(self.puzzle, got, most, self.app.hints_of(self.puzzle), self.path.name,
-                                        self.app.solution_seen(self.puzzle.slug))
+                                        self.app.solution_seen(self.puzzle.slug), hint_key="f2")
 
     def _editor_dirty(self, dirty: bool) -> None:
         self.dirty = dirty
@@ -98,27 +159,66 @@ class WorkspaceScreen(Screen):
     def watch_running(self, running: bool) -> None:
         self.set_class(running, "-running")
         self.query_one("#run-status", Static).update(
-            "⏳ running the test cases…" if running else "")
+            "⏳ running the test cases…  (esc or ctrl+c stops the check)" if running else "")
         if running:
             self.results.show_running()
-            self.query_one(TabbedContent).active = "results-tab"
+            self.show_side("results", focus=False)
 
     def _subtitle(self) -> None:
         got, most = self.app.stars_of(self.puzzle.slug)
         self.sub_title = (f"{self.path.name}{' ● unsaved' if self.dirty else ''} · "
                           f"{'★' * got}{'☆' * max(most - got, 0)}")
 
-    def on_screen_resume(self) -> None:
-        # back from $EDITOR or another screen: pick up outside edits when there is nothing to lose
-        editor = self.editor
-        if not editor.dirty and editor.changed_on_disk():
-            editor.load()
-            self.notify(f"{self.path.name} changed on disk; reloaded it.")
+    # the layout ---------------------------------------------------------------------------------------------
 
-    # saving --------------------------------------------------------------------------------------------------
+    def on_resize(self, event: events.Resize) -> None:
+        self.narrow = self.size.width < WIDE
+
+    def watch_narrow(self, narrow: bool) -> None:
+        self.set_class(narrow, "-narrow")
+        self._layout()
+
+    def watch_pane(self) -> None:
+        self._layout()
+
+    def _layout(self) -> None:
+        self.set_class(self.pane == "editor", "-show-editor")
+        self.set_class(self.pane == "side", "-show-side")
+
+    def show_side(self, tab: str, focus: bool = True) -> None:
+        """Bring the side pane's ``tab`` to the front (on a narrow screen, the side pane itself)."""
+        self.query_one(TabbedContent).active = f"{tab}-tab"
+        if self.narrow:
+            self.pane = "side"
+        if focus or self.narrow:
+            scroll = self.query(f"#{tab}-scroll")
+            if scroll:
+                self.call_after_refresh(scroll.first().focus)
+
+    def action_pane(self, name: str) -> None:
+        if name == "editor":
+            self.pane = "editor"
+            self.editor.focus()
+        else:
+            self.show_side(name)
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key that no pane wanted is typed into the editor (it comes to the front)."""
+        editor = self.editor
+        if event.is_printable and event.character and self.app.focused is not editor and not editor.read_only:
+            event.stop()
+            event.prevent_default()
+            self.action_pane("editor")
+            start, end = editor.selection
+            editor.replace(event.character, start, end, maintain_selection_offset=False)
+
+    # saving and the file on disk ----------------------------------------------------------------------------
 
     def save(self, quiet: bool = False) -> bool:
         """Save the editor's text; False (with a message) if it could not be written."""
+        if self._autosave_timer is not None:
+            self._autosave_timer.stop()
+            self._autosave_timer = None
         try:
             kept = self.editor.save()
         except OSError as e:
@@ -132,35 +232,122 @@ class WorkspaceScreen(Screen):
         self._subtitle()
         return True
 
+    def on_text_area_changed(self, event) -> None:
+        """Debounced autosave: ``AUTOSAVE_DELAY`` after the last change, and never later than ``AUTOSAVE_MAX``
+        after the first unsaved one."""
+        now = time.monotonic()
+        if self._autosave_timer is not None:
+            self._autosave_timer.stop()
+        else:
+            self._unsaved_since = now
+        delay = max(0.05, min(AUTOSAVE_DELAY, self._unsaved_since + AUTOSAVE_MAX - now))   # 0 breaks a timer
+        self._autosave_timer = self.set_timer(delay, self._autosave)
+
+    def _autosave(self) -> None:
+        self._autosave_timer = None
+        if self.editor.dirty and not self._offering_reload:
+            self.save(quiet=True)
+
+    def _watch_disk(self) -> None:
+        editor = self.editor
+        if self._offering_reload or not editor.changed_on_disk():
+            return
+        now = files.mtime(self.path)
+        if not editor.dirty:
+            editor.load()
+            self._subtitle()
+            self.notify(f"{self.path.name} changed on disk; the editor shows the new version.")
+            return
+        if now == self._declined:
+            return
+        self._offering_reload = True
+
+        def decide(reload: bool | None) -> None:
+            self._offering_reload = False
+            if reload:
+                kept = files.keep_copy(self.path, editor.text, "unsaved")
+                editor.load()
+                self._subtitle()
+                self.notify(f"Loaded the new {self.path.name}; your unsaved text is kept as {kept.name}.")
+            else:
+                self._declined = now
+                self.notify("Kept your text. When it is saved, the outside version is kept beside the file.")
+
+        self.app.push_screen(Confirm(f"{self.path.name} was changed outside the app.",
+                                     "Load that version? Your unsaved text is kept beside the file.",
+                                     "Load it"), decide)
+
+    def on_screen_resume(self) -> None:
+        self._watch_disk()
+
+    def action_triton(self) -> None:
+        """The editor's kernel as a Triton program, and its run (tui/widgets/triton_view.py)."""
+        self.show_side("triton", focus=False)
+        self.query_one(TritonView).start(self.puzzle, self.editor.text, self.path)
+
     def action_save(self) -> None:
         self.save()
 
     def action_back(self) -> None:
+        if self.running:
+            self.action_cancel_check()
+            return
         if self.editor.dirty and not self.save(quiet=True):
             return
         self.app.pop_screen()
 
-    def action_edit(self) -> None:
-        self.editor.focus()
-
     # running -------------------------------------------------------------------------------------------------
 
-    def action_run(self) -> None:
+    def action_run(self, seed: int | None = None) -> None:
         if self.running:
-            self.notify("A check is already running.")
-            return
-        if self.editor.dirty and not self.save(quiet=True):
+            self.notify("A check is already running (esc stops it).")
             return
         self.running = True
-        self.app.start_check(self.puzzle, self.path)
+        # keys typed before ctrl+r may still wait in the editor's queue: take the text after them
+        self.editor.call_later(self._run_now, seed)
 
-    def show_result(self, result, highlight: bool = True) -> None:
-        """Show a finished check (called by the app when the worker is done)."""
+    def action_run_same_seed(self) -> None:
+        """Check again on the random cases of the last check (its seed), e.g. to see a fix on the same data."""
+        if self.result is None:
+            self.notify("No check to repeat yet: ctrl+r runs your file on fresh cases.")
+            return
+        self.action_run(self.result.seed)
+
+    def _run_now(self, seed: int | None = None) -> None:
+        if not self.running:
+            return                                # stopped before it started
+        text = self.editor.text                   # exactly what the editor shows is what is checked
+        if self.editor.dirty:
+            self.save(quiet=True)
+        self.app.start_check(self.puzzle, text, self.path, seed)
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "cancel_check":
+            return self.running                   # otherwise ctrl+c copies, as in any editor
+        return True
+
+    def action_cancel_check(self) -> None:
+        if self.running and not self.app.cancel_check():
+            self.check_cancelled()                # stopped before the check had started
+
+    def check_cancelled(self) -> None:
+        """The app abandoned this screen's check (called by the app)."""
+        self.running = False
+        self.results.show_cancelled(self.result is not None)
+        self.notify("The check was stopped; its result will not be shown.")
+
+    def show_result(self, result, highlight: bool = True, reveal: bool = True) -> None:
+        """Show a finished check (called by the app when the worker is done); ``reveal`` brings the results
+        to the front (not when a puzzle reopens with the last check of this session)."""
         self.running = False
         self.result = result
         self._fault_cursor = -1
         self.results.result = result
-        self.query_one(TabbedContent).active = "results-tab"
+        self.query_one(ConsoleView).show(result)
+        if reveal:
+            self.show_side("results", focus=False)
+        else:
+            self.query_one(TabbedContent).active = "results-tab"
         self.query_one("#results-scroll").scroll_home(animate=False)
         self._show_page()
         self._subtitle()
@@ -173,7 +360,7 @@ class WorkspaceScreen(Screen):
         lines: list[int] = []
         for failure in self.result.failures:
             where = fault_line(failure)
-            if where is None or not where[0] or Path(where[0]).resolve() != self.path.resolve():
+            if where is None or not where[0] or not same_file(where[0], self.path):
                 continue
             if where[1] not in lines:
                 lines.append(where[1])
@@ -187,7 +374,10 @@ class WorkspaceScreen(Screen):
             return
         self._fault_cursor = (self._fault_cursor + 1) % len(lines)
         self.editor.highlight_line(lines[self._fault_cursor])
-        self.editor.focus()
+        if not quiet:
+            self.action_pane("editor")
+        elif not self.narrow:
+            self.editor.focus()
 
     def action_visualise(self) -> None:
         if self.result is None or not any(c.reports for c in self.result.cases):
@@ -202,7 +392,7 @@ class WorkspaceScreen(Screen):
 
     def action_hint(self) -> None:
         self.app.reveal_hint(self.puzzle, self)
-        self.query_one(TabbedContent).active = "task-tab"
+        self.show_side("task", focus=self.narrow)
         self.query_one("#task-scroll").scroll_end(animate=False)
 
     def on_hint_revealed(self, message: HintRevealed) -> None:
@@ -260,7 +450,7 @@ class WorkspaceScreen(Screen):
             self.notify(str(e), title="Cannot reset", severity="error", timeout=15)
             return None
         self.editor.load()
-        self.editor.focus()
+        self.action_pane("editor")
         self._subtitle()
         self.notify(f"{self.path.name} is the starter again"
                     + (f"; your text is kept as {backup.name}." if backup is not None else "."))

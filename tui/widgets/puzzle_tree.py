@@ -1,4 +1,5 @@
-"""The chapters → puzzles tree of the browser, with stars and difficulty on every puzzle."""
+"""The chapters → puzzles tree of the browser: stars and difficulty on every puzzle, ◆ where the reference
+solution was seen, each chapter's stars; titles are shortened to the width the tree has."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from textual.widgets.tree import TreeNode
 
 from puzzles import registry
 
-from ..messages import PuzzleHighlighted, PuzzleOpened
+from ..messages import ChapterHighlighted, PuzzleHighlighted, PuzzleOpened
+
+SEEN_MARK = "◆"
 
 
 @functools.cache
@@ -21,6 +24,14 @@ def chapter_titles() -> dict[int, str]:
         return registry.chapters()
     except Exception:  # a broken chapter package costs its title, not the browser
         return {}
+
+
+@functools.cache
+def chapter_introduction(number: int) -> str:
+    try:
+        return registry.chapter_introduction(number)
+    except Exception:  # a broken chapter package costs its introduction, not the browser
+        return ""
 
 
 def chapter_title(number: int) -> str:
@@ -35,37 +46,58 @@ def level_text(difficulty: int) -> Text:
     return Text.assemble(("●" * difficulty, "magenta"), ("○" * max(5 - difficulty, 0), "dim"))
 
 
-class PuzzleTree(Tree):
-    """Chapters as branches, puzzles as leaves. Posts ``PuzzleHighlighted`` and ``PuzzleOpened``."""
+def shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 1)] + "…"
 
-    def __init__(self, puzzles: Sequence, stars: Callable[[str], tuple[int, int]], **kwargs):
+
+class PuzzleTree(Tree):
+    """Chapters as branches, puzzles as leaves. Posts ``PuzzleHighlighted``, ``ChapterHighlighted`` and
+    ``PuzzleOpened``."""
+
+    def __init__(self, puzzles: Sequence, stars: Callable[[str], tuple[int, int]],
+                 seen: Callable[[str], bool] = lambda slug: False, **kwargs):
         super().__init__("Puzzles", **kwargs)
         self.show_root = False
         self.guide_depth = 2
         self._puzzles = list(puzzles)
         self._stars = stars
+        self._seen = seen
         self._leaves: dict[str, TreeNode] = {}
+        self._title_width = 24
+        self._chapter_width = 60
 
     def on_mount(self) -> None:
         chapters: dict[int, TreeNode] = {}
         for puzzle in self._puzzles:
             branch = chapters.get(puzzle.chapter)
             if branch is None:
-                branch = chapters[puzzle.chapter] = self.root.add(chapter_title(puzzle.chapter), expand=True)
+                branch = chapters[puzzle.chapter] = self.root.add(chapter_title(puzzle.chapter),
+                                                                   data=puzzle.chapter, expand=True)
             self._leaves[puzzle.slug] = branch.add_leaf(self._label(puzzle), data=puzzle)
         self.refresh_stars()
         self.call_after_refresh(self._first)
 
+    def on_resize(self) -> None:
+        # number, title, level, stars, mark: the title gets what the rest leaves
+        width = max(8, min(28, self.scrollable_content_region.width - 4 - 3 - 6 - 4 - 3))
+        chapter_width = max(20, self.scrollable_content_region.width - 3)    # after the ▼ and a margin
+        if (width, chapter_width) != (self._title_width, self._chapter_width):
+            self._title_width, self._chapter_width = width, chapter_width
+            self.refresh_stars()
+
     def _first(self) -> None:
         first = next(iter(self._leaves.values()), None)
-        if first is not None and self.cursor_node is None or self.cursor_node is self.root:
+        if first is not None and (self.cursor_node is None or self.cursor_node is self.root):
             self.move_cursor(first)
 
     def _label(self, puzzle) -> Text:
         earned, most = self._stars(puzzle.slug)
-        title = puzzle.title if len(puzzle.title) <= 24 else puzzle.title[:23] + "…"
-        return Text.assemble((f"{puzzle.number:>2} ", "bold"), f"{title:<24} ", level_text(puzzle.difficulty),
-                             " ", stars_text(earned, most))
+        title = shorten(puzzle.title, self._title_width)
+        label = Text.assemble((f"{puzzle.number:>2} ", "bold"), f"{title:<{self._title_width}} ",
+                              level_text(puzzle.difficulty), " ", stars_text(earned, most))
+        if self._seen(puzzle.slug):
+            label.append(f" {SEEN_MARK}", style="magenta")
+        return label
 
     def refresh_stars(self) -> None:
         """Relabel every puzzle (after a check or on returning to the browser)."""
@@ -78,8 +110,10 @@ class PuzzleTree(Tree):
             if puzzles:
                 got = sum(self._stars(p.slug)[0] for p in puzzles)
                 most = sum(self._stars(p.slug)[1] for p in puzzles)
-                branch.set_label(Text.assemble((chapter_title(puzzles[0].chapter), "bold"),
-                                               (f"  {got}/{most} ★", "yellow" if got else "dim")))
+                count = f"  {got}/{most} ★"
+                room = max(12, self._chapter_width - len(count))
+                branch.set_label(Text.assemble((shorten(chapter_title(puzzles[0].chapter), room), "bold"),
+                                               (count, "yellow" if got else "dim")))
 
     def select_puzzle(self, slug: str) -> None:
         node = self._leaves.get(slug)
@@ -89,13 +123,17 @@ class PuzzleTree(Tree):
     @property
     def current(self):
         node = self.cursor_node
-        return node.data if node is not None else None
+        return node.data if node is not None and not isinstance(node.data, int) else None
 
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted) -> None:
-        if event.node.data is not None:
-            self.post_message(PuzzleHighlighted(event.node.data))
+        data = event.node.data
+        if isinstance(data, int):
+            self.post_message(ChapterHighlighted(data))
+        elif data is not None:
+            self.post_message(PuzzleHighlighted(data))
 
     def on_tree_node_selected(self, event: Tree.NodeSelected) -> None:
-        if event.node.data is not None:
+        data = event.node.data
+        if data is not None and not isinstance(data, int):
             event.stop()
-            self.post_message(PuzzleOpened(event.node.data))
+            self.post_message(PuzzleOpened(data))

@@ -17,6 +17,8 @@ class ReportView(Static, can_focus=True):
     """
 
     title = "view"
+    DRAW_WIDTH = 100
+    """The width drawn for when the view is not on a screen (exported, or tested)."""
 
     def __init__(self, **kwargs):
         super().__init__("", **kwargs)
@@ -65,6 +67,11 @@ class ReportView(Static, can_focus=True):
     def on_show(self) -> None:
         if self._stale:
             self.redraw()
+
+    @property
+    def draw_width(self) -> int:
+        """Columns to draw for: the view's own width once laid out."""
+        return max(self.size.width, 40) if self.size.width else self.DRAW_WIDTH
 
     @property
     def is_on_screen(self) -> bool:

@@ -9,6 +9,8 @@ from rich.text import Text
 from textual.reactive import var
 from textual.widgets import Static
 
+from puzzles.render import failure_message, fault_summary
+
 STATUS_MARK = {"pass": ("✓", "green"), "fail": ("✗", "red"), "not run": ("·", "dim")}
 
 
@@ -30,7 +32,7 @@ def _fault_text(failure, indent: str) -> Text:
     fault = failure.fault
     out = Text()
     out.append(f"{indent}{type(fault).__name__}: ", style="bold red")
-    out.append(fault.summary + "\n")
+    out.append(fault_summary(fault) + "\n")
     if fault.lineno:
         out.append(f"{indent}  line {fault.lineno}", style="bold yellow")
         if fault.source_line:
@@ -64,7 +66,7 @@ def _message(failure, indent: str) -> Text:
     style = {"mismatch": "yellow", "constraint": "magenta", "compile": "red", "error": "red"}.get(failure.kind)
     label = {"mismatch": "wrong output", "constraint": "constraint", "compile": "cannot compile",
              "error": "error"}.get(failure.kind, failure.kind)
-    lines = failure.message.splitlines() or [""]
+    lines = failure_message(failure).splitlines() or [""]
     out = Text()
     out.append(f"{indent}{label}: ", style=f"bold {style}" if style else "bold")
     first = lines[0]
@@ -83,7 +85,7 @@ def _indented(renderable, by: int = 4) -> Padding:
 
 def _one_line(failure) -> Text:
     """A failure shortened to one line (for cases after the first that fail the same way)."""
-    first = (failure.message.splitlines() or [""])[0]
+    first = (failure_message(failure).splitlines() or [""])[0]
     if failure.kind == "mismatch" and first.startswith("wrong output "):
         first = first[len("wrong output "):]
     text = Text(f"{failure.kind}: {first}", style="dim", no_wrap=True, overflow="ellipsis")
@@ -102,13 +104,19 @@ def result_renderable(result, file_name: str = "") -> Group:
         head.append(f"  {result.stars} of {result.max_stars} stars")
     else:
         failed = sum(1 for c in result.cases if c.status == "fail")
+        not_run = sum(1 for c in result.cases if c.status == "not run")
         head.append(" FAIL ", style="bold white on red")
         head.append(f"  {failed} of {len(result.cases)} test cases failed" if result.cases else "  nothing ran")
+        if not_run:
+            head.append(f", {not_run} not run (a case stopped the check)")
     parts.append(head)
     if result.next_star and (result.passed or result.stars < result.max_stars):
         parts.append(Text.assemble(("Next: ", "bold"), result.next_star))
     elif result.passed:
         parts.append(Text("Every star earned.", style="green"))
+    if result.cases:
+        parts.append(Text.assemble(("cases drawn with seed ", "dim"), (str(result.seed), "bold"),
+                                   (" · ctrl+t runs these same cases again", "dim")))
     in_cases = {id(f) for c in result.cases for f in c.failures}
     general = [f for f in result.failures if id(f) not in in_cases]
     if general:
@@ -161,9 +169,13 @@ def result_renderable(result, file_name: str = "") -> Group:
             parts.append(Text(f"│ {line}", style="dim"))
         if len(printed) > 30:
             parts.append(Text(f"│ … {len(printed) - 30} more lines", style="dim"))
+    printed = sum(len(getattr(r, "output", None) or []) for c in result.cases for r in c.reports)
+    if printed:
+        parts.append(Text(f"\nYour kernels printed {printed} line{'s' if printed != 1 else ''}: f8 shows them.",
+                          style="bold"))
     if any(c.reports for c in result.cases):
-        parts.append(Text("\nctrl+g shows the run: threads, barrier phases, coalescing, banks, roofline.",
-                          style="dim"))
+        parts.append(Text("\nctrl+g shows the run: threads, barrier phases and values, coalescing, banks, "
+                          "roofline, expected against got.", style="dim"))
     return Group(*parts)
 
 
@@ -184,4 +196,9 @@ class ResultsView(Static):
             self.set_class(not result.passed, "-failed")
 
     def show_running(self) -> None:
-        self.update(Text("Running every test case on the simulator…", style="bold"))
+        self.update(Text("Running every test case on the simulator…  esc or ctrl+c stops it.", style="bold"))
+
+    def show_cancelled(self, had_result: bool) -> None:
+        text = Text("The check was stopped before it finished; nothing was recorded.", style="bold yellow")
+        text.append("\nctrl+r runs it again.", style="dim")
+        self.update(text)

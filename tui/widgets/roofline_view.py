@@ -12,9 +12,13 @@ from rich.text import Text
 from textual.binding import Binding
 from textual.reactive import var
 
+from puzzles.at_scale import at_scale, target_size
+from puzzles.precision import float64_work
+
 from .report_view import ReportView, not_recorded
 
 CHART_W = 56
+MAX_PROMOTIONS = 8
 CHART_H = 12
 
 
@@ -105,6 +109,11 @@ class RooflineView(ReportView):
     gpu_index: var[int] = var(0)
     """Which GPU of ``gpusim.roofline.GPUS`` the estimate is for."""
 
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.puzzle = None       # the puzzle of the run: its benchmark size is where the estimate is scaled to
+        self.float64_lines = None   # the judge's puzzles.precision.float64_lines for this launch, if it found them
+
     @property
     def gpu(self) -> str | None:
         names = gpu_names()
@@ -145,9 +154,61 @@ class RooflineView(ReportView):
         out.append("Estimate     ", style="bold")
         out.append(f"~{_time(est.seconds)} = max(memory {_time(est.memory_seconds)}, compute "
                    f"{_time(est.compute_seconds)}) + {_time(est.overhead_seconds)} to launch\n")
-        if est.overhead_seconds > max(est.memory_seconds, est.compute_seconds):
+        terms = [(k, v) for k, v in getattr(est, "parts", {}).items() if k != "launch" and v > 0]
+        if terms:
+            out.append("Limited by   ", style="bold")
+            out.append(f"{est.limit}", style="bold")
+            out.append(" (" + ", ".join(f"{k} {_time(v)}" for k, v in terms) + ")\n", style="dim")
+        scaled = self.memo("target", lambda: target_size(self.puzzle)) if self.puzzle is not None else None
+        scaled = at_scale(self.report, gpu, target=scaled) if scaled is not None else None
+        f64 = float64_work(self.report)
+        if f64 is not None:
+            out.append(self._float64(f64, gpu, spec, (scaled.estimate if scaled is not None else est).bound))
+        if scaled is not None:
+            big = scaled.estimate
+            out.append(f"\nAt {scaled.label}  ", style="bold")
+            out.append(f"~{_time(big.seconds)}, {big.bound}-bound (memory {_time(big.memory_seconds)}, compute "
+                       f"{_time(big.compute_seconds)}, launch {_time(big.overhead_seconds)})\n")
+            out.append(f"the counted bytes and FLOPs × {scaled.factor:,.0f}, from n = {scaled.n:,} (the elements "
+                       f"of {scaled.array}, the largest array) to {scaled.target:,}: the same work per element (a "
+                       f"matmul's FLOPs grow faster, so there it is a lower bound). Nothing was run at that "
+                       f"size.\n", style="dim")
+            if scaled.why:
+                out.append(f"Not larger: {scaled.why}\n", style="dim")
+        if est.overhead_seconds > max(est.memory_seconds, est.compute_seconds) and not (scaled and scaled.why):
             out.append("At puzzle sizes the launch itself costs more than the work: real kernels are "
                        "millions of elements.\n", style="dim")
+        return out
+
+    def _float64(self, f64, gpu: str, spec, bound: str) -> Text:
+        """Why the float64 roof is used: which lines promoted float32 work, and what that costs."""
+        out = Text()
+        out.append("\nfloat64  ", style="bold yellow")
+        out.append(f"{f64.flops:,} of the {f64.total:,} FLOPs ran in float64, though no array is float64.")
+        lines = self.float64_lines
+        if lines:
+            out.append(" numba computes float32 combined with a Python number (an int64 or a float64) or a float64 "
+                       "variable in float64, on the GPU as here:\n")
+            for p in lines[:MAX_PROMOTIONS]:
+                out.append(f"  line {p.line:<4}", style="bold")
+                out.append(f"{p.source}\n", style="italic")
+                out.append("           float64 because of " + "; ".join(p.causes) + "\n", style="dim")
+            if len(lines) > MAX_PROMOTIONS:
+                out.append(f"  and {len(lines) - MAX_PROMOTIONS} more lines\n", style="dim")
+        else:
+            out.append(" A Python number in float32 arithmetic does that: `a[i] + 10` or `acc = 0.0` is float64 "
+                       "in numba, on the GPU as here.\n")
+        f32 = spec.flops.get("float32", 0)
+        ratio = f32 / spec.flops["float64"] if spec.flops.get("float64") else 0
+        out.append(f"So the float64 roof is used for them ({_si(spec.flops.get('float64', 0), 'FLOP/s')} on the "
+                   f"{gpu}" + (f", 1/{ratio:.0f} of float32" if ratio >= 1.5 else "") + "). ")
+        out.append("numba.float32(10) and numba.float32(0) keep the work in float32.\n", style="italic")
+        if bound == "memory":
+            out.append("Here it costs no time: the kernel is memory-bound, and the float64 work hides under the "
+                       "memory traffic (on an H200, out[i] = a[i] + 10 "
+                       "over 2^24 elements takes 54.4 µs in float64 and in float32: "
+                       "docs/gpu-runs/2026-12-01-copy-variants-h200.txt). It matters in compute-bound kernels.\n",
+                       style="dim")
         return out
 
     def action_gpu(self, step: int) -> None:

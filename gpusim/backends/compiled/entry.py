@@ -52,13 +52,14 @@ def _loaded(module, alias, instrument, trace) -> CompiledKernel | None:
     return ck if ck is not None and ck.compiled else None
 
 
-def choose(backend: str, module, args: tuple, num_threads: int, instrument: bool, trace, observers) -> \
-        CompiledKernel | None:
+def choose(backend: str, module, args: tuple, num_threads: int, instrument: bool, trace, observers,
+           refused=None) -> CompiledKernel | None:
     """The compiled kernel to run, or None for the lanes back end. ``backend="compiled"`` raises
-    ``LaunchError`` saying why it cannot."""
+    ``LaunchError`` saying why it cannot. ``refused``: the fault of a kernel the GPU's compiler refuses
+    (``gpusim.limits``), which the lanes back end reports without running it."""
     if backend not in BACKENDS:
         raise LaunchError(f"backend must be one of {', '.join(map(repr, BACKENDS))}, not {backend!r}")
-    if backend == "lanes":
+    if backend == "lanes" or refused is not None:
         return None
     tracing = bool(trace) and instrument
     alias = aliasing(args)
@@ -90,8 +91,10 @@ def choose(backend: str, module, args: tuple, num_threads: int, instrument: bool
 
 
 def run(ck: CompiledKernel, info, args: tuple, names: tuple, max_steps: int, trace, instrumentation,
-        chunk_lanes: int, t0: float):
-    """Launch ``ck`` over ``info``; the ``LaunchReport``."""
+        per_chunk: int, t0: float):
+    """Launch ``ck`` over ``info`` in chunks of ``per_chunk`` blocks (``gpusim.limits.blocks_per_chunk``);
+    the ``LaunchReport``."""
+    chunk_lanes = per_chunk * info.threads_per_block
     addresses: dict[int, int] = {}
     infos: dict[int, ArrayInfo] = {}
     ids: dict[int, int] = {}

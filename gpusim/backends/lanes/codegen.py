@@ -21,7 +21,8 @@ The execution model (read this first)
   orders nothing by itself: the race tracker (``gpusim.observe.races``) records barrier epochs and flags any
   two unordered accesses to one element by different threads, at least one a write, not both atomic —
   lockstep execution never hides a race.
-* Loops count steps; past the budget a ``KernelTimeout`` fault ends the launch.
+* Functions and loop iterations charge their work to a step budget (``work.py``); past it a ``KernelTimeout``
+  fault ends the launch.
 
 Types are the IR's (numba-cuda's): the generated code applies NumPy operations to operands already of the
 right type. What the subset excludes is rejected by the front end (``gpusim.frontend``) before this runs.
@@ -43,6 +44,7 @@ from ...ir.types import Array, Scalar, Type
 from ...ir.walk import walk_stmts
 from ...runtime import intrinsics
 from .expressions import Ctx, ExpressionGen
+from .work import OVERHEAD, iteration, straight_line
 
 
 @dataclass
@@ -55,6 +57,7 @@ class Compiled:
     line_map: dict[int, int]  # generated line -> kernel source line
     filename: str             # the kernel's file
     module: N.Module | None = field(default=None, repr=False)   # the IR it was generated from
+    entry_work: tuple[int, int] = (0, 0)  # steps the kernel's straight-line code charges per chunk: (fixed, per lane)
 
 
 class FunctionGen(ExpressionGen):
@@ -71,6 +74,7 @@ class FunctionGen(ExpressionGen):
         self.registers = self.register_copies(fn)
         self.prologue: list[tuple[str, int]] = []
         self.masked_return = any(isinstance(s, N.Return) and s.uni > Uni.GRID for s in walk_stmts(fn.body))
+        self.param_names = {p.name for p in fn.params}
 
     # -- helpers --------------------------------------------------------------------------------------
     def tmp(self, prefix: str = "_t") -> str:
@@ -124,9 +128,12 @@ class FunctionGen(ExpressionGen):
         if not fn.is_kernel:
             self.emit("_rv = None")
         names = {p.name for p in fn.params}
+        converted = {st.target for st in walk_stmts(fn.body) if _join_cast(st)}
         for name in sorted(fn.var_uni):
-            if name not in names and fn.var_uni[name] > Uni.GRID and not name.startswith("$"):
+            if name not in names and (fn.var_uni[name] > Uni.GRID or name in converted) and not name.startswith("$"):
                 self.emit(f"{self.var(name)} = None")
+        entry = straight_line(fn.body, self.instrument)
+        self.emit(f"rt.tick({fn.line}, _m0, {entry.fixed * OVERHEAD}, {entry.lanes})")
         start = len(self.out)
         self.block(fn.body, Ctx("_m0", False, None))
         self.out[start:start] = self.prologue
@@ -185,6 +192,14 @@ class FunctionGen(ExpressionGen):
         """Generate one statement; True when the rest of the block is dead (all its lanes left)."""
         m = ctx.mask
         if isinstance(s, N.Assign):
+            if self.is_join_cast(s):
+                # ``x = T(x)`` where control flow joins: on a path that never assigned x there is nothing to
+                # convert (the value is None here), and a later read reports the unassigned variable
+                self.emit(f"if {self.var(s.target)} is not None:")
+                self.indent += 1
+                self.store_name(s.target, self.expr(s.value, ctx), ctx)
+                self.indent -= 1
+                return False
             value = self.expr(s.value, ctx)
             self.store_name(s.target, value, ctx, isinstance(s.value.type, Array))
         elif isinstance(s, N.Store):
@@ -263,6 +278,12 @@ class FunctionGen(ExpressionGen):
         else:
             self.emit(f"return {val}")
 
+    def is_join_cast(self, s: N.Assign) -> bool:
+        """``x = T(x)`` of a local that may be unassigned here (not a parameter, not a temporary)."""
+        v = s.value
+        return (isinstance(v, N.Cast) and isinstance(v.value, N.Var) and v.value.name == s.target
+                and not s.target.startswith("$") and s.target not in self.param_names)
+
     def store_name(self, name: str, value: str, ctx: Ctx, is_array: bool = False) -> None:
         v = self.var(name)
         # a temporary ($-name) is read only under the mask it was written under: nothing to merge
@@ -308,6 +329,10 @@ class FunctionGen(ExpressionGen):
         k = self.tmp("")
         return {"brk": f"_brk{k}", "cnt": f"_cnt{k}"}
 
+    def tick(self, s: N.ForRange | N.While, mask: str) -> None:
+        work = iteration(s, self.instrument)
+        self.emit(f"rt.tick({s.line}, {mask}, {work.fixed * OVERHEAD}, {work.lanes})")
+
     def for_stmt(self, s: N.ForRange, ctx: Ctx) -> None:
         start, stop, step = (self.expr(x, ctx) for x in (s.start, s.stop, s.step))
         ret, _, _ = self.exits_in(s)
@@ -316,7 +341,7 @@ class FunctionGen(ExpressionGen):
             u = self.tmp("_u")
             self.emit(f"for {u} in rt.irange({start}, {stop}, {step}, {vt}, {ctx.mask}, {s.line}):")
             self.indent += 1
-            self.emit(f"rt.tick({s.line}, {ctx.mask})")
+            self.tick(s, ctx.mask)
             inner = Ctx(ctx.mask, ctx.partial, None)
             if ret:
                 mi = self.tmp("_m")
@@ -337,7 +362,7 @@ class FunctionGen(ExpressionGen):
         self.emit(f"{info['brk']} = rt.no_lanes")
         self.emit("while True:")
         self.indent += 1
-        self.emit(f"rt.tick({s.line}, {lm})")
+        self.tick(s, lm)
         self.emit(f"{lm} = {lm} & rt.range_cond({iv}, {stop_v}, {stp}) & ~{info['brk']}"
                   + (" & ~_done" if ret else ""))
         self.emit(f"if not {lm}.any(): break")
@@ -352,7 +377,7 @@ class FunctionGen(ExpressionGen):
         if s.uni == Uni.GRID:
             self.emit("while True:")
             self.indent += 1
-            self.emit(f"rt.tick({s.line}, {ctx.mask})")
+            self.tick(s, ctx.mask)
             inner = Ctx(ctx.mask, ctx.partial, None)
             if ret:
                 mi = self.tmp("_m")
@@ -370,7 +395,7 @@ class FunctionGen(ExpressionGen):
         self.emit(f"{info['brk']} = rt.no_lanes")
         self.emit("while True:")
         self.indent += 1
-        self.emit(f"rt.tick({s.line}, {lm})")
+        self.tick(s, lm)
         self.emit(f"{lm} = {lm} & ~{info['brk']}" + (" & ~_done" if ret else ""))
         cond = self.expr(s.cond, Ctx(lm, True, info))
         self.emit(f"{lm} = {lm} & {cond}")
@@ -378,6 +403,12 @@ class FunctionGen(ExpressionGen):
         self.emit(f"{info['cnt']} = rt.no_lanes")
         self.block(s.body, Ctx(lm, True, info))
         self.indent -= 1
+
+
+def _join_cast(s: N.Stmt) -> bool:
+    """``x = T(x)``: a conversion the front end puts where paths with different types of ``x`` meet."""
+    return (isinstance(s, N.Assign) and isinstance(s.value, N.Cast) and isinstance(s.value.value, N.Var)
+            and s.value.value.name == s.target)
 
 
 class ModuleGen:
@@ -436,8 +467,9 @@ class ModuleGen:
         linecache.cache[fake] = (len(text), None, text.splitlines(True), fake)
         code = compile(text, fake, "exec")
         exec(code, self.namespace)
+        entry = straight_line(kernel.body, self.instrument)
         return Compiled(kernel.py_name, text, self.namespace[self.functions[module.kernel]], line_map,
-                        module.filename, module)
+                        module.filename, module, (entry.fixed * OVERHEAD, entry.lanes))
 
 
 def generate(module: N.Module, instrument: bool) -> Compiled:

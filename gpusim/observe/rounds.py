@@ -1,0 +1,186 @@
+"""Latency rounds: what each warp waits for, one after another, and each block's barriers.
+
+A warp issues its instructions in order and stalls only when an instruction needs a value that has not
+arrived. Loads issued back to back are in flight together; the warp waits once, at the first use of one of
+them. So a warp's life is a chain of *rounds*: a group of loads, then the wait for them. The timing model
+(``gpusim.timing_model``) multiplies these rounds by latencies; this observer counts them from the order of
+the events the engine reports (program order within a chunk of blocks):
+
+* a **global round** opens at a global load by a warp that has, since its previous load, stored (to global
+  or shared memory), done an atomic or passed a barrier: a store of a loaded value waits for it, and the
+  compiler does not move the next load above a store that may touch the same memory (nor, on the H200's
+  evidence, above a shared-memory store in a loop: a tile loaded through shared memory waits once per row),
+  so the warp's earlier loads are waited for first. Other loads share the open
+  round — the compiler schedules independent loads first and arithmetic after them — but one source line's
+  load joins an open round at most ``UNROLL`` times: a loop waits each time its body comes round again, and
+  LLVM unrolls a small loop by 4 (a loop of 4 known trips whole), so a reduction loop of 16 trips waits 4
+  times. A round is a **DRAM round** if any load in it touches a 64-byte segment no earlier access of the
+  launch touched (lanes running together count as one: gpusim's chunk of blocks, like a wave on the GPU,
+  asks at once), else an **L2 round** (the data is on chip). A global atomic whose value is used (``atom``)
+  is an L2 round of its own;
+* a **shared round** opens the same way at a shared-memory load, behind shared stores, atomics and barriers
+  (not global stores: they cannot touch shared memory);
+* **barriers**: ``syncthreads`` passed, per block.
+
+The counts are kept per warp (global warp id) and per block; ``finish`` reduces them to, per block, its
+busiest warp's count (a block lives as long as its slowest warp), summed over blocks and the largest:
+``gpusim__rounds_{dram,l2,shared}_sum`` / ``_max`` and ``gpusim__barriers_sum`` / ``_max``. It also counts
+what serialises atomics: ``gpusim__atomic_max_per_address`` (the most atomic operations any one global
+address received: one per lane, or one per warp where the compiler aggregates, see ``metrics.py``) and
+``gpusim__shared_atomic_passes`` (per shared-atomic request, the most lanes on one address, summed: lanes
+on one address are served one after another).
+
+What it cannot see: data dependences between loads (a gather ``x[col[j]]`` counts one round where the GPU
+waits two), arithmetic chains (the timing model adds them from the FLOP counts), warp shuffles, and how far
+the compiler really unrolls a given loop.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .dram import SEGMENT
+from .events import AccessEvent, ArrayInfo, LaunchInfo, Observer
+from .requests import Requests
+
+UNROLL = 4
+ROUND_KEYS = tuple(f"gpusim__{name}_{agg}" for name in ("rounds_dram", "rounds_l2", "rounds_shared", "barriers")
+                   for agg in ("sum", "max")) + ("gpusim__atomic_max_per_address", "gpusim__shared_atomic_passes")
+
+
+class RoundsObserver(Observer):
+    """Counts each warp's latency rounds and each block's barriers (see the module docstring)."""
+
+    def start(self, launch: LaunchInfo, arrays: list[ArrayInfo]) -> None:
+        self.tpb = launch.threads_per_block
+        self.wpb = launch.warps_per_block
+        self.nblocks = launch.num_blocks
+        nw = self.nblocks * self.wpb
+        self.now = 0
+        # time of the warp's last store, atomic or barrier, per space: what a later load of the space waits behind
+        self.last_use = {"global": np.full(nw, -1, np.int64), "shared": np.full(nw, -1, np.int64)}
+        self.last_load = np.full(nw, -2, np.int64)       # time of its last global load
+        self.last_sload = np.full(nw, -2, np.int64)      # ... and shared load
+        self.open_dram = np.zeros(nw, bool)              # the warp's open global round goes to DRAM
+        self.round_id = {"global": np.zeros(nw, np.int32), "shared": np.zeros(nw, np.int32)}   # rounds opened
+        self.sites: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}   # load site -> (round id, loads in it)
+        self.dram = np.zeros(nw, np.int32)
+        self.l2 = np.zeros(nw, np.int32)
+        self.shared = np.zeros(nw, np.int32)
+        self.barriers = np.zeros(self.nblocks, np.int32)
+        self.seen: dict[int, tuple[int, np.ndarray]] = {}   # global array id -> (first segment, touched map)
+        self.atomic_counts: dict[int, np.ndarray] = {}      # global array id -> atomic operations per element
+        self.shared_atomic_passes = 0
+
+    # ------------------------------------------------------------------------------------------ events
+    def on_barrier(self, blocks: np.ndarray, lineno: int) -> None:
+        self.now += 1
+        blocks = np.asarray(blocks, np.int64)
+        self.barriers[blocks] += 1
+        warps = (blocks[:, None] * self.wpb + np.arange(self.wpb)[None, :]).reshape(-1)
+        for last in self.last_use.values():
+            last[warps] = self.now
+
+    def on_access(self, ev: AccessEvent) -> None:
+        space = ev.array.space
+        if space not in ("global", "shared", "const") or len(ev.gtid) == 0:
+            return
+        self.now += 1
+        req = Requests(ev.warp, ev.gtid, self.tpb)
+        warps = ev.warp[req.starts]
+        kind = ev.kind
+        if space == "shared":
+            if kind == "ld":
+                new = self._new_round(warps, self.last_sload, ("shared", ev.array.id, ev.lineno), "shared")
+                self.shared[warps[new]] += 1
+                self.last_sload[warps] = self.now
+            else:
+                for last in self.last_use.values():
+                    last[warps] = self.now
+                if kind in ("atom", "red"):
+                    self.shared_atomic_passes += _serial_passes(req, ev.flat)
+            return
+        a = ev.array
+        addr = a.base_address + ev.flat * a.itemsize
+        miss = self._touch(a, addr)
+        if kind == "ld":
+            miss_warp = np.logical_or.reduceat(miss, req.starts) if miss.any() else np.zeros(len(warps), bool)
+            new = self._new_round(warps, self.last_load, ("global", a.id, ev.lineno), "global")
+            w_new, m_new = warps[new], miss_warp[new]
+            self.dram[w_new[m_new]] += 1
+            self.l2[w_new[~m_new]] += 1
+            self.open_dram[w_new] = m_new
+            # a warp whose open round was on chip and now also misses: that round waits for DRAM after all
+            grow = warps[~new & miss_warp & ~self.open_dram[warps]]
+            self.l2[grow] -= 1
+            self.dram[grow] += 1
+            self.open_dram[grow] = True
+            self.last_load[warps] = self.now
+            return
+        if kind == "atom":
+            self.l2[warps] += 1
+        if kind in ("atom", "red") and space == "global":
+            self._count_atomics(ev, req, addr)
+            self.last_use["shared"][warps] = self.now
+        self.last_use["global"][warps] = self.now
+
+    # ------------------------------------------------------------------------------------------ helpers
+    def _new_round(self, warps: np.ndarray, last: np.ndarray, site: tuple, space: str) -> np.ndarray:
+        """Per warp of a load event: does the load open a round? (and count it in its site's round)"""
+        new = last[warps] < self.last_use[space][warps]
+        rid = self.round_id[space]
+        state = self.sites.get(site)
+        if state is None:
+            state = self.sites[site] = (np.full(len(rid), -1, np.int32), np.zeros(len(rid), np.int32))
+        site_round, site_loads = state
+        same = site_round[warps] == rid[warps]
+        new |= same & (site_loads[warps] >= UNROLL)
+        rid[warps[new]] += 1
+        site_loads[warps] = np.where(same & ~new, site_loads[warps] + 1, 1)
+        site_round[warps] = rid[warps]
+        return new
+
+    def _touch(self, a: ArrayInfo, addr: np.ndarray) -> np.ndarray:
+        """Per lane: does it touch a segment no earlier access of the launch touched? (and mark them)"""
+        entry = self.seen.get(a.id)
+        if entry is None:
+            first = a.base_address // SEGMENT
+            count = (a.base_address + max(a.nbytes, 1) - 1) // SEGMENT - first + 1
+            entry = self.seen[a.id] = (first, np.zeros(count, bool))
+        first, touched = entry
+        seg = addr // SEGMENT - first
+        miss = ~touched[seg]
+        touched[seg] = True
+        return miss
+
+    def _count_atomics(self, ev: AccessEvent, req: Requests, addr: np.ndarray) -> None:
+        from .metrics import TrafficObserver
+
+        counts = self.atomic_counts.get(ev.array.id)
+        if counts is None:
+            counts = self.atomic_counts[ev.array.id] = np.zeros(max(ev.array.size, 1), np.int64)
+        aggregated = TrafficObserver._aggregated(ev, addr)       # the compiler has one lane per warp do it
+        flat = ev.flat[req.starts] if aggregated else ev.flat
+        where, n = np.unique(flat, return_counts=True)
+        counts[where] += n
+
+    # ------------------------------------------------------------------------------------------ result
+    def finish(self, report) -> None:
+        m = report.metrics
+        for name, per_warp in (("rounds_dram", self.dram), ("rounds_l2", self.l2), ("rounds_shared", self.shared)):
+            per_block = per_warp.reshape(self.nblocks, self.wpb).max(axis=1) if per_warp.size else per_warp
+            m[f"gpusim__{name}_sum"] = int(per_block.sum())
+            m[f"gpusim__{name}_max"] = int(per_block.max()) if per_block.size else 0
+        m["gpusim__barriers_sum"] = int(self.barriers.sum())
+        m["gpusim__barriers_max"] = int(self.barriers.max()) if self.barriers.size else 0
+        m["gpusim__atomic_max_per_address"] = max((int(c.max()) for c in self.atomic_counts.values()), default=0)
+        m["gpusim__shared_atomic_passes"] = int(self.shared_atomic_passes)
+
+
+def _serial_passes(req: Requests, flat: np.ndarray) -> int:
+    """Σ over requests of the most lanes on one address: an atomic unit serves one lane per address per pass."""
+    row, _, mult = req.unique(flat.astype(np.int64))
+    if len(row) == 0:
+        return 0
+    starts = np.flatnonzero(np.r_[True, row[1:] != row[:-1]])     # ``unique`` sorts by request
+    return int(np.maximum.reduceat(mult, starts).sum())

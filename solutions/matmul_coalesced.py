@@ -1,0 +1,17 @@
+"""Reference solution — puzzle 48, Coalesced naive matmul (one thread per output, row-major mapping)."""
+import numba
+from numba import cuda
+
+
+@cuda.jit
+def matmul_naive(a, b, c):
+    m, k = a.shape
+    n = b.shape[1]
+    t = cuda.grid(1)
+    if t < m * n:
+        r = t // n
+        j = t % n
+        acc = numba.float32(0.0)
+        for q in range(k):
+            acc += a[r, q] * b[q, j]
+        c[r, j] = acc

@@ -1,0 +1,248 @@
+"""The Triton back end: the programs it writes (no torch or triton needed), what it refuses, and (with the
+``[gpu]`` extra) the kernels of ``triton_kernels.py`` run through Triton's interpreter and compiled for sm_90."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numba import cuda, float32
+
+from gpusim.backends.triton import NotTranslatable, translate
+from gpusim.frontend.compiler import compile_module
+from gpusim.launch import arg_type
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+HAVE_TRITON = all(importlib.util.find_spec(m) is not None for m in ("torch", "triton"))
+
+
+def program(kernel, args, block=32, **kw):
+    f = kernel.py_func
+    names = f.__code__.co_varnames[:f.__code__.co_argcount]
+    return translate(compile_module(f, tuple(arg_type(v, n) for v, n in zip(args, names))), block, **kw)
+
+
+def body(p) -> list[str]:
+    lines = p.source.splitlines()
+    start = next(k for k, ln in enumerate(lines) if ln.startswith("def "))
+    return lines[start + 1:]
+
+
+def code(line: str) -> str:
+    return line.split("#")[0].strip()
+
+
+@cuda.jit
+def add_ten(out, a):
+    i = cuda.threadIdx.x
+    out[i] = a[i] + 10
+
+
+def test_threads_are_the_lanes_of_one_program_per_block():
+    p = program(add_ten, (np.zeros(4, np.float32), np.zeros(4, np.float32)), block=4)
+    text = "\n".join(code(ln) for ln in body(p))
+    assert p.lanes == 32 and p.block == (4, 1, 1)            # 4 threads padded to a warp, a power of two
+    assert "_lane = tl.arange(0, 32)" in text
+    assert "_live = _lane < 4" in text                        # the padding lanes are masked off
+    assert "i = _tx" in text and "_tx = _lane" in text
+    assert re.search(r"tl\.store\(out \+ i\.to\(tl\.int64\), \w+, mask=_live\)", text)
+    # numba types float32 + int64 literal as float64: the program computes in float64 and converts back
+    assert "tl.full((), 10.0, tl.float64)" in text and ".to(tl.float32)" in text
+
+
+def test_every_generated_line_names_its_source_line():
+    p = program(add_ten, (np.zeros(4, np.float32), np.zeros(4, np.float32)), block=4)
+    lines = body(p)
+    first = add_ten.py_func.__code__.co_firstlineno           # the decorator's line; "def" is the next
+    assert all(re.search(r"# \d+", ln) for ln in lines)
+    assert sum(ln.endswith(f"# {first + 3}: out[i] = a[i] + 10") for ln in lines) == 1   # a run's first line
+    assert sum(ln.endswith(f"# {first + 2}: i = cuda.threadIdx.x") for ln in lines) == 1
+    assert sum(ln.endswith(f"# {first + 3}") for ln in lines) == 2                       # the rest of the run
+    assert p.line_map[len(p.source.splitlines())] == first + 3
+
+
+@cuda.jit
+def per_block_and_per_lane(out, flags, n):
+    i = cuda.grid(1)
+    if flags[cuda.blockIdx.x] > 0:        # the same for the whole block: one scalar branch
+        if i < n:                         # per lane: a mask
+            out[i] = 1.0
+        else:
+            out[i - n] = 2.0
+
+
+def test_block_uniform_branches_are_scalar_ifs_and_per_lane_branches_masks():
+    p = program(per_block_and_per_lane, (np.zeros(64, np.float32), np.zeros(2, np.int32), 40))
+    lines = [code(ln) for ln in body(p)]
+    ifs = [ln for ln in lines if ln.startswith("if ")]
+    assert len(ifs) == 1                                      # only the block-uniform condition is a Python if
+    cond = ifs[0][3:-1]
+    load = next(ln for ln in lines if "tl.load(flags" in ln)
+    assert any(ln.startswith(f"{cond} = ({load.split(' = ')[0]}") for ln in lines)   # computed from the load
+    assert "mask" not in load                                 # a scalar load at a block-uniform index
+    masks = [ln for ln in lines if re.match(r"_m\d+ = ", ln)]
+    assert any("& ~" in ln for ln in masks)                   # the else branch runs under mask & ~cond
+    assert sum("tl.store(out" in ln for ln in lines) == 2
+
+
+@cuda.jit
+def reduce_in_registers(a, out):
+    s = cuda.shared.array(64, float32)
+    t = cuda.threadIdx.x
+    s[t] = a[cuda.grid(1)]
+    cuda.syncthreads()
+    stride = 32
+    while stride > 0:
+        if t < stride:
+            s[t] += s[t + stride]
+        cuda.syncthreads()
+        stride //= 2
+    if t == 0:
+        out[cuda.blockIdx.x] = s[0]
+
+
+@cuda.jit
+def scatter_to_scratch(a, out):
+    s = cuda.shared.array(64, float32)
+    t = cuda.threadIdx.x
+    s[(t * 5) % 64] = a[t]
+    cuda.syncthreads()
+    out[t] = s[t]
+
+
+def test_shared_arrays_in_registers_or_fenced_scratch():
+    a = np.zeros(128, np.float32)
+    p = program(reduce_in_registers, (a, np.zeros(2, np.float32)), block=64)
+    text = "\n".join(code(ln) for ln in body(p))
+    assert p.register_arrays == ["s"] and p.smem_bytes == 0 and "_smem" not in p.source
+    assert "tl.gather(" in text                               # s[t + stride]: another thread's element
+    assert text.count("tl.debug_barrier()") == 2              # the two syncthreads, nothing more
+    q = program(scatter_to_scratch, (a, np.zeros(64, np.float32)), block=64)
+    lines = [code(ln) for ln in body(q)]
+    assert q.scratch_arrays == ["s"] and q.smem_bytes == 256
+    k = next(j for j, ln in enumerate(lines) if ln.startswith("tl.store(_sh"))
+    assert lines[k + 1] == "tl.debug_barrier()"              # the store is fenced before any later access
+    assert not any("_sh" in ln for ln in lines[:k] if not ln.startswith("_sh"))   # (nothing before it to fence)
+
+
+@cuda.jit
+def divergent_loop(a, out):
+    i = cuda.threadIdx.x
+    k = 0
+    while a[i] > k:
+        k += 1
+        if k == 7:
+            break
+    out[i] = k
+
+
+def test_a_divergent_loop_runs_while_any_lane_is_left():
+    p = program(divergent_loop, (np.zeros(32, np.int64), np.zeros(32, np.int64)))
+    lines = [code(ln) for ln in body(p)]
+    head = next(ln for ln in lines if ln.startswith("while "))
+    assert re.match(r"while \(tl\.max\(_lm\d+\.to\(tl\.int32\), 0\) > 0\)", head)   # any lane left
+    assert any(re.match(r"_brk\d+ = _brk\d+ \| _m\d+", ln) for ln in lines)
+
+
+# -- refusals: each names the construct and the line --------------------------------------------------------------
+@cuda.jit
+def uses_print(a):
+    print(a[0])
+
+
+@cuda.jit
+def uses_atomic_inc(a):
+    cuda.atomic.inc(a, 0, 10)
+
+
+@cuda.jit
+def uses_atomic_nanmax(a):
+    cuda.atomic.nanmax(a, 0, 1.0)
+
+
+@cuda.jit
+def indexes_with_a_float(a):
+    a[1.5] = 0
+
+
+@cuda.jit
+def one_name_two_arrays(a, b, c):
+    x = a
+    if c > 0:
+        x = b
+    x[0] = 1.0
+
+
+@cuda.jit
+def counts_leading_zeros_of_int8(a, out):
+    out[0] = cuda.clz(a[0])
+
+
+REFUSALS = [
+    (uses_print, (np.zeros(2),), "print() in a kernel", "print(a[0])"),
+    (uses_atomic_inc, (np.zeros(2, np.uint32),), "cuda.atomic.inc has no Triton translation", "atomic.inc"),
+    (uses_atomic_nanmax, (np.zeros(2),), "cuda.atomic.nanmax has no Triton translation", "atomic.nanmax"),
+    (indexes_with_a_float, (np.zeros(2),), "always fails (array index must be an integer", "a[1.5] = 0"),
+    (one_name_two_arrays, (np.zeros(2), np.zeros(2), 1), "refers to different arrays", "x = b"),
+    (counts_leading_zeros_of_int8, (np.zeros(2, np.int8), np.zeros(2, np.int32)), "clz() of a int8", "cuda.clz"),
+]
+
+
+@pytest.mark.parametrize("kernel,args,message,source", REFUSALS, ids=[r[0].__name__ for r in REFUSALS])
+def test_what_cannot_be_translated_is_named_with_its_line(kernel, args, message, source):
+    with pytest.raises(NotTranslatable) as info:
+        program(kernel, args)
+    e = info.value
+    assert message in e.message and e.message.startswith("the Triton back end cannot translate this")
+    lines, first = inspect.getsourcelines(kernel.py_func)
+    expected = first + next(k for k, ln in enumerate(lines) if source in ln and not ln.lstrip().startswith("def"))
+    assert e.filename == __file__ and e.lineno == expected and source in e.source_line
+
+
+def test_a_block_larger_than_the_gpu_allows_is_refused():
+    with pytest.raises(NotTranslatable, match="a block of 2048 threads"):
+        program(add_ten, (np.zeros(4, np.float32), np.zeros(4, np.float32)), block=(64, 32))
+
+
+def test_translating_imports_neither_torch_nor_triton():
+    script = (f"import sys, numpy as np; sys.path.insert(0, {str(ROOT)!r}); "
+              "import tests.gpusim.test_triton_backend as t; "
+              "t.program(t.add_ten, (np.zeros(4, np.float32), np.zeros(4, np.float32)), block=4); "
+              "print(sorted(m for m in ('torch', 'triton') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith("[]")
+
+
+# -- with torch and triton: run and compile ------------------------------------------------------------------------
+needs_triton = pytest.mark.skipif(not HAVE_TRITON, reason="torch and triton are not installed (the [gpu] extra)")
+
+
+def run_script(mode: str) -> str:
+    out = subprocess.run([sys.executable, str(HERE / "triton_kernels.py"), mode], capture_output=True, text=True,
+                         timeout=600, cwd=ROOT)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    return out.stdout
+
+
+@needs_triton
+@pytest.mark.slow
+def test_the_kernels_give_cudas_results_under_the_interpreter():
+    out = run_script("interpret")
+    assert re.search(r"^(\d+) passed, 0 failed$", out, re.M)
+    assert "FAIL" not in out
+
+
+@needs_triton
+@pytest.mark.slow
+def test_the_kernels_compile_ahead_of_time_for_sm90():
+    out = run_script("aot")
+    assert re.search(r"^(\d+) passed, 0 failed$", out, re.M)
+

@@ -1,0 +1,350 @@
+"""Small kernels that exercise each rule of the Triton back end, with results computed here by NumPy from
+CUDA's semantics (not by gpusim, not by the back end).
+
+``python tests/gpusim/triton_kernels.py interpret`` runs each through Triton's interpreter (this process
+sets ``TRITON_INTERPRET=1`` before importing triton) and compares; ``aot`` compiles each for sm_90 without
+a GPU. It prints one line per kernel and ``N passed, M failed``, and exits 1 on a failure.
+``tests/gpusim/test_triton_backend.py`` runs both in subprocesses.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+from numba import cuda, float32, int32
+
+FULL = 0xFFFFFFFF
+
+
+# -- integer division as Python defines it (floor), negative operands -----------------------------------------
+@cuda.jit
+def floor_ops(a, b, q, r, q4, r4):
+    i = cuda.grid(1)
+    if i < a.size:
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+        q4[i] = a[i] // 4
+        r4[i] = a[i] % 4
+
+
+def case_floor_ops():
+    a = np.array([-7, -8, 7, 0, 5, -1, 9, -13, 12, -3], np.int64)
+    b = np.array([2, 3, -2, 5, -5, 3, 4, -4, 7, -1], np.int64)
+    outs = [np.zeros(10, np.int64) for _ in range(4)]
+    expect = [a // b, a % b, a // 4, a % 4]
+    return floor_ops, 2, 8, (a, b, *outs), {2: expect[0], 3: expect[1], 4: expect[2], 5: expect[3]}
+
+
+@cuda.jit
+def float_floor_ops(a, b, q, r):
+    i = cuda.grid(1)
+    if i < a.size:
+        q[i] = a[i] // b[i]
+        r[i] = a[i] % b[i]
+
+
+def case_float_floor_ops():
+    a = np.array([-7.5, 7.5, -0.0, 3.0, -3.0, 1e-30, 5.25, -5.25], np.float64)
+    b = np.array([2.0, -2.0, 3.0, -1.5, 1.5, -1.0, 0.5, 0.75], np.float64)
+    q, r = np.zeros(8), np.zeros(8)
+    return float_floor_ops, 1, 8, (a, b, q, r), {2: np.array([x // y for x, y in zip(a, b)]),
+                                                3: np.array([x % y for x, y in zip(a, b)])}
+
+
+# -- a per-lane while loop with break, and continue -------------------------------------------------------------
+@cuda.jit
+def collatz_steps(start, steps, odd_steps):
+    i = cuda.grid(1)
+    if i >= start.size:
+        return
+    x = start[i]
+    n = 0
+    odd = 0
+    while True:
+        if x == 1:
+            break
+        n += 1
+        if x % 2 == 0:
+            x //= 2
+            continue
+        odd += 1
+        x = 3 * x + 1
+    steps[i] = n
+    odd_steps[i] = odd
+
+
+def case_collatz():
+    start = np.arange(1, 41, dtype=np.int64)
+
+    def ref(v):
+        n = odd = 0
+        while v != 1:
+            n += 1
+            if v % 2 == 0:
+                v //= 2
+            else:
+                odd += 1
+                v = 3 * v + 1
+        return n, odd
+
+    r = [ref(int(v)) for v in start]
+    steps, odd = np.full(40, -1, np.int64), np.full(40, -1, np.int64)
+    return collatz_steps, 3, 16, (start, steps, odd), {1: np.array([x[0] for x in r]), 2: np.array([x[1] for x in r])}
+
+
+# -- device functions: a block-uniform early return, a per-lane return, a tuple result ----------------------------
+@cuda.jit(device=True)
+def clamp_or_scale(x, n):
+    if n <= 1:          # the same for every thread: a block-wide return
+        return x
+    if x < 0.0:         # per thread
+        return 0.0
+    return x * n
+
+
+@cuda.jit(device=True)
+def divmod_pair(a, b):
+    return a // b, a % b
+
+
+@cuda.jit
+def device_calls(x, n, out, q, r):
+    i, j = cuda.grid(2)
+    w = out.shape[1]
+    if i < out.shape[0] and j < w:
+        out[i, j] = clamp_or_scale(x[i, j], n)
+        qq, rr = divmod_pair(i * w + j, 3)
+        q[i, j] = qq
+        r[i, j] = rr
+
+
+def case_device_calls(n):
+    x = (np.arange(30, dtype=np.float32).reshape(5, 6) - 10.0).astype(np.float32)
+    out, q, r = np.zeros((5, 6), np.float32), np.zeros((5, 6), np.int64), np.zeros((5, 6), np.int64)
+    exp = x.copy() if n <= 1 else np.where(x < 0, np.float32(0), (x.astype(np.float64) * n).astype(np.float32))
+    k = np.arange(30).reshape(5, 6)
+    return device_calls, (2, 2), (4, 4), (x, n, out, q, r), {2: exp, 3: k // 3, 4: k % 3}
+
+
+# -- shared memory: a tree reduction in registers, a halo (two store patterns), a store the registers cannot hold --
+@cuda.jit
+def block_sums(a, out, halo_out, scattered_out):
+    s = cuda.shared.array(32, float32)
+    h = cuda.shared.array(36, float32)
+    z = cuda.shared.array(32, float32)
+    t = cuda.threadIdx.x
+    i = cuda.blockIdx.x * 32 + t
+    v = a[i] if i < a.size else 0.0
+    s[t] = v
+    h[t] = v
+    if t < 4:
+        h[32 + t] = 100.0 + t
+    z[(t * 7) % 32] = v           # a permutation: not a fixed plane, so the scratch region holds z
+    cuda.syncthreads()
+    stride = 16
+    while stride > 0:
+        if t < stride:
+            s[t] += s[t + stride]
+        cuda.syncthreads()
+        stride //= 2
+    if t == 0:
+        out[cuda.blockIdx.x] = s[0]
+    if i < a.size:
+        halo_out[i] = h[t + 4]
+        scattered_out[i] = z[t]
+
+
+def case_block_sums():
+    a = (np.arange(80, dtype=np.float32) * 0.5).astype(np.float32)
+    pad = np.zeros(96, np.float32)
+    pad[:80] = a
+    sums = np.array([np.float32(sum(np.float64(x) for x in pad[32 * b:32 * b + 32])) for b in range(3)], np.float32)
+    halo = np.zeros(80, np.float32)
+    scat = np.zeros(80, np.float32)
+    for i in range(80):
+        b, t = divmod(i, 32)
+        halo[i] = pad[32 * b + t + 4] if t + 4 < 32 else np.float32(100.0 + (t + 4 - 32))
+        src = next(u for u in range(32) if (u * 7) % 32 == t)
+        scat[i] = pad[32 * b + src]
+    out = (np.zeros(3, np.float32), np.zeros(80, np.float32), np.zeros(80, np.float32))
+    return block_sums, 3, 32, (a, *out), {1: sums, 2: halo, 3: scat}
+
+
+# -- warps: shuffles in a block whose last warp is partial, votes, match -------------------------------------------
+@cuda.jit
+def warp_ops(a, down, up, xor, idx, bal, anyv, allv, match):
+    t = cuda.threadIdx.x
+    v = a[t]
+    down[t] = cuda.shfl_down_sync(FULL, v, 3)
+    up[t] = cuda.shfl_up_sync(FULL, v, 5)
+    xor[t] = cuda.shfl_xor_sync(FULL, v, 9)
+    idx[t] = cuda.shfl_sync(FULL, v, 7)
+    p = v > 20
+    bal[t] = cuda.ballot_sync(FULL, p)
+    anyv[t] = cuda.any_sync(FULL, v > 45)
+    allv[t] = cuda.all_sync(FULL, v >= 0)
+    match[t] = cuda.match_any_sync(FULL, v % 3)
+
+
+def case_warp_ops():
+    T = 48
+    a = ((np.arange(T) * 7) % 50).astype(np.int32)
+    lane = np.arange(T) % 32
+    base = np.arange(T) - lane
+    size = np.minimum(32, T - base)                # lanes in each thread's warp
+
+    def src(s):
+        return np.where((s >= base) & (s < base + size), s, np.arange(T))
+
+    down = a[src(np.where(lane + 3 < 32, np.arange(T) + 3, np.arange(T)))]
+    up = a[src(np.where(lane >= 5, np.arange(T) - 5, np.arange(T)))]
+    xor = a[src(base + (lane ^ 9))]
+    idx = a[src(base + 7)]
+    bal = np.zeros(T, np.int64)
+    anyv = np.zeros(T, bool)
+    allv = np.zeros(T, bool)
+    match = np.zeros(T, np.int64)
+    for t in range(T):
+        w = range(base[t], base[t] + size[t])
+        bal[t] = sum(1 << (u - base[t]) for u in w if a[u] > 20)
+        anyv[t] = any(a[u] > 45 for u in w)
+        allv[t] = all(a[u] >= 0 for u in w)
+        match[t] = sum(1 << (u - base[t]) for u in w if a[u] % 3 == a[t] % 3)
+    outs = tuple(np.zeros(T, np.int32) for _ in range(4)) + (np.zeros(T, np.int32), np.zeros(T, np.bool_),
+                                                              np.zeros(T, np.bool_), np.zeros(T, np.uint32))
+    exp = {1: down, 2: up, 3: xor, 4: idx, 5: bal.astype(np.uint32).view(np.int32), 6: anyv, 7: allv,
+           8: match.astype(np.uint32)}
+    return warp_ops, 1, T, (a, *outs), exp
+
+
+# -- atomics on global and shared memory, and syncthreads_count -----------------------------------------------------
+@cuda.jit
+def histograms(x, hist, shared_hist, maxes, counts):
+    sh = cuda.shared.array(8, int32)
+    t = cuda.threadIdx.x
+    if t < 8:
+        sh[t] = 0
+    cuda.syncthreads()
+    i = cuda.grid(1)
+    big = 0
+    if i < x.size:
+        b = x[i] % 8
+        cuda.atomic.add(hist, b, 1)
+        cuda.atomic.add(sh, b, 1)
+        cuda.atomic.max(maxes, b, x[i])
+        big = 1 if x[i] > 50 else 0
+    n = cuda.syncthreads_count(big)
+    if t < 8:
+        cuda.atomic.add(shared_hist, t, sh[t])
+    if t == 0:
+        counts[cuda.blockIdx.x] = n
+
+
+def case_histograms():
+    x = ((np.arange(100) * 37) % 97).astype(np.int32)
+    hist = np.bincount(x % 8, minlength=8).astype(np.int32)
+    maxes = np.array([x[x % 8 == b].max() for b in range(8)], np.int32)
+    counts = np.array([(x[32 * b:32 * b + 32] > 50).sum() for b in range(4)], np.int32)
+    outs = (np.zeros(8, np.int32), np.zeros(8, np.int32), np.zeros(8, np.int32), np.zeros(4, np.int32))
+    return histograms, 4, 32, (x, *outs), {1: hist, 2: hist, 3: maxes, 4: counts}
+
+
+# -- a local array, scalars of every kind, -0.0 and NaN through a register shared array ---------------------------
+@cuda.jit
+def locals_and_scalars(x, out, special, f64, f32, flag, one):
+    loc = cuda.local.array(5, float32)
+    t = cuda.threadIdx.x
+    for k in range(5):
+        loc[k] = x[t] * k
+    acc = 0.0
+    for k in range(4, -1, -1):
+        acc += loc[k] * f32
+    if flag:
+        acc += f64
+    out[t] = acc * one
+    s = cuda.shared.array(16, float32)
+    s[t] = x[t]
+    cuda.syncthreads()
+    special[t] = s[0] if t % 2 == 0 else s[1]
+
+
+def case_locals_and_scalars():
+    x = np.zeros(16, np.float32)
+    x[2:] = np.arange(2, 16, dtype=np.float32)
+    x[0], x[1] = np.float32(-0.0), np.float32(np.nan)
+    f64, f32 = 0.1, np.float32(1.5)
+    exp = np.zeros(16, np.float32)
+    for t in range(16):          # small integers and halves: every sum is exact, fused or not
+        acc = sum(np.float64(np.float32(x[t] * np.float32(k)) * np.float32(1.5)) for k in range(4, -1, -1))
+        exp[t] = np.float32(acc + f64)
+    special = np.where(np.arange(16) % 2 == 0, x[0], x[1]).astype(np.float32)
+    outs = (np.zeros(16, np.float32), np.zeros(16, np.float32))
+    return locals_and_scalars, 1, 16, (x, *outs, f64, f32, True, 1), {1: exp, 2: special}
+
+
+CASES = {
+    "floor_ops": case_floor_ops,
+    "float_floor_ops": case_float_floor_ops,
+    "collatz": case_collatz,
+    "device_calls_n1": lambda: case_device_calls(1),
+    "device_calls_n3": lambda: case_device_calls(3),
+    "block_sums": case_block_sums,
+    "warp_ops": case_warp_ops,
+    "histograms": case_histograms,
+    "locals_and_scalars": case_locals_and_scalars,
+}
+
+
+def program_for(kernel, block, args, guard):
+    from gpusim.backends.triton import translate
+    from gpusim.frontend.compiler import compile_module
+    from gpusim.launch import arg_type
+
+    f = kernel.py_func
+    names = f.__code__.co_varnames[:f.__code__.co_argcount]
+    module = compile_module(f, tuple(arg_type(v, n) for v, n in zip(args, names)))
+    return translate(module, block, guard=guard), names
+
+
+def bit_equal(got: np.ndarray, exp: np.ndarray) -> bool:
+    got, exp = np.asarray(got), np.asarray(exp, dtype=got.dtype)
+    if got.dtype.kind == "f":
+        return got.shape == exp.shape and bool(np.all((got == exp) | (np.isnan(got) & np.isnan(exp))) and
+                                               np.array_equal(np.signbit(got), np.signbit(exp)))
+    return np.array_equal(got, exp)
+
+
+def main(mode: str) -> int:
+    if mode == "interpret":
+        os.environ["TRITON_INTERPRET"] = "1"
+    from gpusim.backends.triton import launcher
+
+    passed = failed = 0
+    for name, make in CASES.items():
+        kernel, grid, block, args, expect = make()
+        args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+        try:
+            program, names = program_for(kernel, block, args, guard=(mode == "interpret"))
+            if mode == "aot":
+                launcher.compile_aot(program)
+                problems = []
+            else:
+                launcher.run(program, grid, dict(zip(names, args)), interpret=True)
+                problems = [f"{names[k]}: got {args[k].tolist()}, expected {np.asarray(v).tolist()}"
+                            for k, v in expect.items() if not bit_equal(args[k], v)]
+        except Exception as e:  # a failure to report, not to hide
+            problems = [f"{type(e).__name__}: {str(e).splitlines()[0][:300]}"]
+        if problems:
+            failed += 1
+            print(f"FAIL {name}: " + "; ".join(problems)[:2000])
+        else:
+            passed += 1
+            print(f"ok   {name}")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "interpret"))

@@ -1,0 +1,84 @@
+# WRONG: distillation-kl expect=mismatch
+# Computes the probabilities first and takes their log: where exp underflows, p_t = 0, log(p_t) = -inf
+# and the KL term 0 * -inf is NaN, so the whole row's loss is NaN.
+import math
+
+import numba
+from numba import cuda
+
+TPB = 128
+V_MAX = 1024
+ITEMS = V_MAX // TPB
+
+
+@cuda.jit(device=True)
+def block_max(red, x, t):
+    red[t] = x
+    cuda.syncthreads()
+    stride = TPB // 2
+    while stride > 0:
+        if t < stride:
+            red[t] = max(red[t], red[t + stride])
+        cuda.syncthreads()
+        stride //= 2
+    top = red[0]
+    cuda.syncthreads()  # red is reused by the next reduction
+    return top
+
+
+@cuda.jit(device=True)
+def block_sum(red, x, t):
+    red[t] = x
+    cuda.syncthreads()
+    stride = TPB // 2
+    while stride > 0:
+        if t < stride:
+            red[t] += red[t + stride]
+        cuda.syncthreads()
+        stride //= 2
+    total = red[0]
+    cuda.syncthreads()
+    return total
+
+
+@cuda.jit
+def distill_kl(student, teacher, temperature, loss, grad):
+    red = cuda.shared.array(TPB, numba.float32)
+    s = cuda.local.array(ITEMS, numba.float32)
+    tt = cuda.local.array(ITEMS, numba.float32)
+    b = cuda.blockIdx.x
+    t = cuda.threadIdx.x
+    vocab = student.shape[1]
+    temp = temperature
+    ms = numba.float32(-math.inf)
+    mt = numba.float32(-math.inf)
+    for r in range(ITEMS):
+        i = r * TPB + t
+        s[r] = -math.inf
+        tt[r] = -math.inf
+        if i < vocab:
+            s[r] = student[b, i] / temp
+            tt[r] = teacher[b, i] / temp
+            ms = max(ms, s[r])
+            mt = max(mt, tt[r])
+    ms = block_max(red, ms, t)
+    mt = block_max(red, mt, t)
+    zs = numba.float32(0.0)
+    zt = numba.float32(0.0)
+    for r in range(ITEMS):
+        if r * TPB + t < vocab:
+            zs += math.exp(s[r] - ms)
+            zt += math.exp(tt[r] - mt)
+    lse_s = ms + math.log(block_sum(red, zs, t))
+    lse_t = mt + math.log(block_sum(red, zt, t))
+    kl = numba.float32(0.0)
+    for r in range(ITEMS):
+        i = r * TPB + t
+        if i < vocab:
+            ps = math.exp(s[r] - ms) / math.exp(lse_s - ms)
+            pt = math.exp(tt[r] - mt) / math.exp(lse_t - mt)
+            kl += pt * (math.log(pt) - math.log(ps))
+            grad[b, i] = temp * (ps - pt)
+    kl = block_sum(red, kl, t)
+    if t == 0:
+        loss[b] = temp * temp * kl
