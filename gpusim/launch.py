@@ -147,9 +147,10 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     one thread doing one simple operation, counted the same on every machine. A launch past it stops with a
     ``KernelTimeout`` fault, so an endless loop ends within seconds at any launch size.
 
-    ``backend``: "lanes" (NumPy lane vectors, the default), "compiled" (numba-compiled loops, ``gpusim.backends.compiled``:
-    the same results, much faster on large launches, a compile the first time) or "auto" (compiled when its
-    code is cached or the launch is large, else lanes).
+    ``backend``: "lanes" (NumPy lane vectors, the default), "compiled" (numba-compiled loops,
+    ``gpusim.backends.compiled``: the same report, faster on large launches, a compile the first time; a
+    ``LaunchError`` says what it cannot run) or "auto" (compiled where ``backends.compiled.entry.choose``
+    finds it pays and applies, else lanes).
     """
     t0 = time.perf_counter()
     g = limits.dims(grid, "grid")
@@ -197,9 +198,10 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         from .backends.compiled import entry
 
         ck = entry.choose(backend, module, args, info.num_threads, instrument, trace, observers, refused)
-        if ck is not None:
-            return entry.run(ck, info, args, names, DEFAULT_MAX_STEPS if max_steps is None else max_steps, trace,
-                             _instrumentation, per_chunk, t0)
+        report = None if ck is None else entry.run(ck, info, args, names, DEFAULT_MAX_STEPS if max_steps is None
+                                                   else max_steps, trace, _instrumentation, per_chunk, t0)
+        if report is not None:
+            return report
     handles: dict[int, ArrayHandle] = {}
     call_args = []
     address = 0x7000_0000

@@ -31,6 +31,11 @@ def report_differences(a, b) -> list[str]:
         keys = sorted(set(a.metrics) | set(b.metrics))
         out.append("metrics differ: " + ", ".join(f"{k}: {a.metrics.get(k)} vs {b.metrics.get(k)}" for k in keys
                                                   if a.metrics.get(k) != b.metrics.get(k)))
+    if a.steps != b.steps:
+        out.append(f"steps differ: {a.steps} vs {b.steps}")
+    if [(r.block, r.thread, r.text) for r in a.output] != [(r.block, r.thread, r.text) for r in b.output] \
+            or a.output_dropped != b.output_dropped:
+        out.append("output differs")
     if a.flops != b.flops:
         out.append(f"flops differ: {a.flops} vs {b.flops}")
     if a.arrays != b.arrays:
@@ -79,4 +84,9 @@ def report_differences(a, b) -> list[str]:
             out.append("trace barriers differ")
         if ta.arrays != tb.arrays:
             out.append("trace arrays differ")
+        if (ta.values_kept, ta.values_dropped) != (tb.values_kept, tb.values_dropped) or ta._values.keys() != \
+                tb._values.keys() or any(ta._values[k].keys() != tb._values[k].keys()
+                                         or any(not same_array(v, tb._values[k][p]) for p, v in ta._values[k].items())
+                                         for k in ta._values):
+            out.append("trace shared values differ")
     return out

@@ -10,6 +10,7 @@ import numpy as np
 from ...ir import nodes as N
 from ...ir.nodes import Uni
 from ...ir.types import BOOL, Scalar, Tuple
+from ..lanes.work import straight_line
 from .analysis import lanes_scalar, maybe_unassigned
 from .external import desc_index
 from .flatten import ArrayRef, Op
@@ -36,7 +37,6 @@ from .layout import (
     I_ABORT,
     I_BBLK,
     I_BLOG,
-    I_STEPS,
     SHUFFLE_KINDS,
     WHAT,
 )
@@ -48,6 +48,8 @@ COMMON_ARGS = ("G", "I", "RS", "EV", "EL", "FL", "FLT", "SHB", "REG", "ALOG", "t
                "lb_", "ALL_", "gw_", "present_", "DESC")
 GROWN = ("TR", "BLOG", "BBLK")
 RET = "return TR, BLOG, BBLK"
+#: straight-line device functions inlined as expressions (off: see ``ChunkOps.straight``)
+INLINE_EXPRESSIONS = False
 
 
 class ChunkOps:
@@ -263,7 +265,11 @@ class ChunkOps:
     @staticmethod
     def straight(fn: N.Function) -> bool:
         """A device function that is assignments and one final unconditional ``return``: inlined as
-        expressions (its locals are values of the caller's lane loop), not as a call."""
+        expressions (its locals are values of the caller's lane loop), not as a call. Off: the lanes back
+        end charges the step budget at each call's entry, in order with the caller's statements, which an
+        expression inside a lane loop cannot (``call_code`` does)."""
+        if INLINE_EXPRESSIONS is False:
+            return False
         body = fn.body
         if not body or not isinstance(body[-1], N.Return) or body[-1].uni > Uni.GRID:
             return False
@@ -358,6 +364,7 @@ class ChunkOps:
         if not inst.rv_grid and isinstance(fn.return_type, (Scalar, Tuple)):
             L(f"S_{prefix}rv = 0")
             self.states.add(f"S_{prefix}rv")
+        self.tick(fn.line, gm, straight_line(fn.body, self.instrument))
         L("for once_ in range(1):")
         self.indent += 1
         saved_pending, saved_mask, saved_arrays = self.pending, self.pending_mask, self.arrays_now
@@ -437,7 +444,6 @@ class ChunkOps:
         C(f"        nb = min(G[9], G[{G_B1}] - b0)")
         C("        N = nb * T")
         C("        gt0 = b0 * T")
-        C(f"        I[{I_STEPS}] = 0")
         C("        for l in range(N):")
         C("            blk_ = b0 + l // T")
         C("            bx_[l] = np.int32(blk_ % G[4])")

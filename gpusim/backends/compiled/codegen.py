@@ -18,6 +18,7 @@ from ...ir import nodes as N
 from ...ir.nodes import Uni
 from ...ir.types import Array, Scalar, Tuple
 from ...ir.walk import walk_stmts
+from ..lanes.work import OVERHEAD, iteration, straight_line
 from .analysis import lanes_scalar, maybe_unassigned
 from .chunkops import ChunkOps
 from .flatten import ArrayRef, Flattener, Op, Site
@@ -509,9 +510,14 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
         self.line(f"if {self.inst.exit_flag}:")
         self.line("    break")
 
-    def tick(self, line: int, mask: str) -> None:
+    def tick(self, line: int, mask: str, work=None) -> None:
+        """Charge the step budget as the lanes back end's ``rt.tick`` does (``gpusim.backends.lanes.work``):
+        ``work``'s fixed steps and its per-lane steps for every lane of the chunk; a loop's iteration when
+        ``work`` is a loop node."""
+        if isinstance(work, (N.ForRange, N.While)):
+            work = iteration(work, self.instrument)
         key = self.fault_key("KernelTimeout", line, None, ())
-        self.line(f"I[{I_STEPS}] += 1")
+        self.line(f"I[{I_STEPS}] += {work.fixed * OVERHEAD} + {work.lanes} * N")
         self.line(f"if I[{I_STEPS}] > MAXSTEPS:")
         self.line(f"    fl_ = X.first_lane({mask}.ctypes, N)")
         self.line(f"    X.fault(DESC.ctypes, {key}, 1, {FK_TIMEOUT}, gt0 + fl_ if fl_ >= 0 else -1, 0, 0)")
@@ -539,7 +545,7 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
             self.line(f"for {u}_i in range(np.int64({start}), np.int64({stop}), np.int64({step})):")
             self.indent += 1
             self.line(f"{u} = {ctor(vt)}({u}_i)")
-            self.tick(s.line, ctx.mask)
+            self.tick(s.line, ctx.mask, s)
             inner = Ctx(ctx.mask, ctx.partial, None)
             if ret:
                 mi = self.mask_array()
@@ -588,7 +594,7 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
         self.lane_loop(f"{lm}[l] = {ctx.mask}[l]")
         self.line("while True:")
         self.indent += 1
-        self.tick(s.line, lm)
+        self.tick(s.line, lm, s)
         done = f" and not {self.inst.done}[l]" if ret else ""
         self.line("anym_ = False")
         self.line("for l in range(N):")
@@ -635,7 +641,7 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
             self.flush()
             self.line("while True:")
             self.indent += 1
-            self.tick(s.line, ctx.mask)
+            self.tick(s.line, ctx.mask, s)
             inner = Ctx(ctx.mask, ctx.partial, None)
             if ret:
                 mi = self.mask_array()
@@ -661,7 +667,7 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
         self.lane_loop(f"{lm}[l] = {ctx.mask}[l]; {info['brk']}[l] = False")
         self.line("while True:")
         self.indent += 1
-        self.tick(s.line, lm)
+        self.tick(s.line, lm, s)
         done = f" and not {self.inst.done}[l]" if ret else ""
         self.lane_loop(f"{lm}[l] = {lm}[l] and not {info['brk']}[l]{done}")
         inner = Ctx(lm, True, info)
@@ -762,6 +768,7 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
         self.cur_value = None
         self.indent = 3
         self.body_start = len(self.lines)
+        self.tick(fn.line, "ALL_", straight_line(fn.body, self.instrument))
         self.block(fn.body, Ctx("ALL_", False, None))
         self.flush()
         self.line("pass")

@@ -23,6 +23,7 @@ import numpy as np
 from ...faults import LaunchError
 from ...observe.events import ArrayInfo
 from ...runtime.memory import GLOBAL_ALIGN
+from ..lanes.work import OVERHEAD, straight_line
 from .driver import CompiledKernel, _kernels, execute, generate
 from .results import Recorder, build_report
 from .values import NotCompiled
@@ -93,7 +94,12 @@ def choose(backend: str, module, args: tuple, num_threads: int, instrument: bool
 def run(ck: CompiledKernel, info, args: tuple, names: tuple, max_steps: int, trace, instrumentation,
         per_chunk: int, t0: float):
     """Launch ``ck`` over ``info`` in chunks of ``per_chunk`` blocks (``gpusim.limits.blocks_per_chunk``);
-    the ``LaunchReport``."""
+    the ``LaunchReport``, or None when the kernel's straight-line code alone is past ``max_steps``: the lanes
+    back end reports that without running anything."""
+    entry_work = straight_line(ck.module.entry.body, ck.instrument)
+    need = -(-info.num_blocks // per_chunk) * entry_work.fixed * OVERHEAD + entry_work.lanes * info.num_threads
+    if need > max_steps:
+        return None
     chunk_lanes = per_chunk * info.threads_per_block
     addresses: dict[int, int] = {}
     infos: dict[int, ArrayInfo] = {}

@@ -31,6 +31,7 @@ from .layout import (
     I_FLOG,
     I_PAIRS,
     I_PAIRS_N,
+    I_STEPS,
     I_TDROP,
 )
 from .rtlib import MAX_PAIRS
@@ -94,6 +95,7 @@ def _merge(gen, states) -> dict:
     base["FLOG"][:len(rows)] = np.array(rows).reshape(len(rows), -1) if rows else 0
     I[I_FLOG] = len(rows)
     for st in states[1:]:
+        I[I_STEPS] += st["I"][I_STEPS]
         base["FCNT"] += st["FCNT"]
         base["RCNT"] += st["RCNT"]
         base["SS"] += st["SS"]
@@ -147,7 +149,9 @@ def run_parallel(ck, info, args, addresses, max_steps, chunk_lanes, workers, per
         t.join()
     if errors:
         raise errors[0]
-    if any(st["I"][I_ABORT] for st in states) or _conflict(gen, states) or not _same_arrays(states):
+    # the step budget is the launch's: past it in all, one thread finds where (each worker checked its own part)
+    over = sum(int(st["I"][I_STEPS]) for st in states) > max_steps
+    if over or any(st["I"][I_ABORT] for st in states) or _conflict(gen, states) or not _same_arrays(states):
         for s in writable:
             args[s.params[0]][...] = snapshot[s.id]
         return None

@@ -14,7 +14,6 @@ from ...faults import (
     DataRace,
     KernelError,
     KernelFault,
-    KernelTimeout,
     OutOfBounds,
     UninitializedRead,
 )
@@ -27,6 +26,7 @@ from ...observe.metrics import TrafficObserver
 from ...observe.races import HAZARDS
 from ...observe.trace import ACCESS_DTYPE, TraceObserver
 from ...report import LaunchReport
+from ...runtime.core import timeout
 from .layout import (
     F_GTID,
     F_KEY,
@@ -55,6 +55,7 @@ from .layout import (
     I_FLOG,
     I_PAIRS_N,
     I_STATIC,
+    I_STEPS,
     I_TDROP,
     I_TREC,
     SHUFFLE_KINDS,
@@ -158,8 +159,7 @@ def build_faults(gen, st, rec: Recorder, shapes: dict[int, tuple]) -> list[Kerne
             f = KernelError(summary[0].upper() + summary[1:] + ".")
             out.append(rec.fill(f, line, g, None, None, count))
         elif kind == FK_TIMEOUT:
-            f = KernelTimeout(f"A loop ran more than {rec.max_steps:,} iterations: the kernel probably never ends "
-                              f"(raise max_steps if it is meant to run this long).")
+            f = timeout(rec.max_steps)
             out.append(rec.fill(f, line, g, None, None, count))
         elif kind == FK_TUPLE:
             f = OutOfBounds(f"Index {p[0]} is out of range for a tuple of {p[1]} items.")
@@ -226,6 +226,7 @@ def build_report(ck, info, st, global_infos: dict[int, ArrayInfo], first_id: int
     report.arrays = list(global_infos.values()) + created
     static = int(st["I"][I_STATIC])
     report.shared_bytes_per_block = static + int(shared_mem)
+    report.steps = int(st["I"][I_STEPS])
     report.flops = {}
     FL = st["FL"]
     for o, op in enumerate(FLOP_OPS):
