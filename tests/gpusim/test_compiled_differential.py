@@ -42,6 +42,11 @@ FAST = ("map", "shared", "shared__no_barrier", "dot_product", "guard__off_by_one
 LANES_WIDENING = {"online_softmax", "online_softmax__empty_pair_nan", "online_softmax__no_rescale", "cross_entropy"}
 
 
+#: the step budget of the compared launches: every reference solution's case within it, a wrong solution's endless
+#: loop stopped within a second
+MAX_STEPS = 50_000_000
+
+
 @pytest.fixture(scope="session", autouse=True)
 def compiled_cache(tmp_path_factory):
     """One disk cache for the session's compiled kernels (each compiles once, whichever test asks first)."""
@@ -59,7 +64,9 @@ def _load(path: Path):
 
 
 def both(kernel, grid, block, args, shared_mem=0, ignore_flops=False, **kw):
-    """Launch through both back ends on copies of ``args``; fail with every difference."""
+    """Launch through both back ends on copies of ``args`` (uninstrumented unless ``kw`` says otherwise: the
+    compiled back end runs nothing else yet); fail with every difference."""
+    kw.setdefault("instrument", False)
     a = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
     b = [x.copy() if isinstance(x, np.ndarray) else x for x in args]
     ra = gpusim.launch(kernel, grid, block, a, shared_mem, backend="lanes", **kw)
@@ -99,12 +106,12 @@ def test_every_solution_runs_identically_on_both_back_ends(puzzle, path):
     mod = _load(path)
     for case in puzzle.make_cases():
         bufs = {k: copy.deepcopy(v) for k, v in case.buffers.items()}
-        for step in case.steps:
-            args = [bufs[a] for a in step.args]
+        for step in case.launches:     # a multi-device case's launches in issue order, in one memory
+            args = list(step.arg_values(bufs))
             ra, _, outs = both(getattr(mod, step.kernel), step.grid, step.block, args, step.shared_mem,
-                               ignore_flops=path.stem in LANES_WIDENING, max_steps=100_000)
+                               ignore_flops=path.stem in LANES_WIDENING, max_steps=MAX_STEPS)
             for name, new in zip(step.args, outs):  # the case's next step reads what this one wrote
-                if isinstance(new, np.ndarray):
+                if isinstance(new, np.ndarray) and not isinstance(name, int):
                     bufs[name][...] = new
             if ra.faults:
                 break
@@ -139,7 +146,7 @@ def test_random_kernels_run_identically_on_both_back_ends(folder, data, geometry
     grid, block = geometry
     a = (np.arange(N_IN) * 37 % 23 - 5).astype(np.int64)
     out = np.full((grid * block, 6), -1, np.int64)
-    both(mod.kern, grid, block, (a, out), max_steps=100_000)
+    both(mod.kern, grid, block, (a, out), max_steps=MAX_STEPS)
 
 
 RANDOM_FAST = '''from numba import cuda
@@ -185,7 +192,7 @@ def test_a_kernel_of_the_random_generator_runs_identically(folder):
     a = (np.arange(64) * 37 % 23 - 5).astype(np.int64)
     for grid, block in ((3, 16), (1, 40)):
         out = np.full((grid * block, 6), -1, np.int64)
-        both(mod.kern, grid, block, (a, out), max_steps=100_000)
+        both(mod.kern, grid, block, (a, out), max_steps=MAX_STEPS)
 
 
 # ---------------------------------------------------------------------------------------------- other kernels
