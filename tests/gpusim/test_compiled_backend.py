@@ -41,7 +41,7 @@ def test_compiled_launch_computes_the_kernel_and_says_which_back_end_ran(tmp_pat
     mod = load_module(tmp_path, MAP)
     a = np.arange(100, dtype=np.float32)
     out = np.zeros_like(a)
-    report = gpusim.launch(mod.add_one, 2, 64, (a, out), backend="compiled")
+    report = gpusim.launch(mod.add_one, 2, 64, (a, out), backend="compiled", instrument=False)
     np.testing.assert_array_equal(out, a + 1)
     assert report.extra["backend"] == "compiled" and not report.faults
     assert list(cache.glob("k_*.py")), "the generated source is in the cache folder"
@@ -56,7 +56,7 @@ def test_auto_runs_small_launches_on_the_lanes_back_end_without_generating_code(
     monkeypatch.setattr(entry, "generate", refuse)
     a = np.arange(100, dtype=np.float32)
     out = np.zeros_like(a)
-    report = gpusim.launch(mod.add_one, 2, 64, (a, out))
+    report = gpusim.launch(mod.add_one, 2, 64, (a, out), backend="auto", instrument=False)
     np.testing.assert_array_equal(out, a + 1)
     assert "backend" not in report.extra
     assert not list(cache.glob("k_*")), "nothing was written to the compiled cache"
@@ -65,9 +65,9 @@ def test_auto_runs_small_launches_on_the_lanes_back_end_without_generating_code(
 def test_auto_runs_compiled_once_the_kernel_is_compiled_in_this_process(tmp_path, cache):
     mod = load_module(tmp_path, MAP)
     a = np.arange(100, dtype=np.float32)
-    gpusim.launch(mod.add_one, 2, 64, (a, np.zeros_like(a)), backend="compiled")
+    gpusim.launch(mod.add_one, 2, 64, (a, np.zeros_like(a)), backend="compiled", instrument=False)
     out = np.zeros_like(a)
-    report = gpusim.launch(mod.add_one, 2, 64, (a, out))
+    report = gpusim.launch(mod.add_one, 2, 64, (a, out), backend="auto", instrument=False)
     assert report.extra.get("backend") == "compiled"
     np.testing.assert_array_equal(out, a + 1)
 
@@ -77,7 +77,8 @@ def test_auto_starts_a_compile_for_a_large_cold_launch(tmp_path, cache, monkeypa
     monkeypatch.setattr(entry, "AUTO_COLD_THREADS", 1024)
     a = np.arange(2048, dtype=np.float32)
     out = np.zeros_like(a)
-    assert gpusim.launch(mod.add_one, 8, 256, (a, out)).extra.get("backend") == "compiled"
+    assert gpusim.launch(mod.add_one, 8, 256, (a, out), backend="auto", instrument=False).extra.get("backend") \
+        == "compiled"
     np.testing.assert_array_equal(out, a + 1)
 
 
@@ -93,8 +94,8 @@ def test_a_construct_that_is_not_compiled_is_named_and_auto_falls_back(tmp_path,
     """)
     out = np.zeros(64, np.int64)
     with pytest.raises(LaunchError, match=r"compiled back end cannot run kernel 'talk' yet: print\(\) is not"):
-        gpusim.launch(mod.talk, 1, 64, (out,), backend="compiled")
-    report = gpusim.launch(mod.talk, 1, 64, (out,), backend="auto")
+        gpusim.launch(mod.talk, 1, 64, (out,), backend="compiled", instrument=False)
+    report = gpusim.launch(mod.talk, 1, 64, (out,), backend="auto", instrument=False)
     assert len(report.output) == 64 and "backend" not in report.extra
 
 
@@ -109,11 +110,54 @@ def test_custom_observers_and_the_full_trace_stay_on_the_lanes_back_end(tmp_path
             Counter.seen += 1
 
     with pytest.raises(LaunchError, match="custom observers"):
-        gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), observers=[Counter()], backend="compiled")
-    with pytest.raises(LaunchError, match="trace='full'"):
-        gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), trace="full", backend="compiled")
-    gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), observers=[Counter()])
+        gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), observers=[Counter()], backend="compiled",
+                      instrument=False)
+    gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), observers=[Counter()], backend="auto")
     assert Counter.seen == 2
+
+
+def test_the_default_and_instrumented_launches_run_on_the_lanes_back_end(tmp_path, cache, monkeypatch):
+    """``launch`` defaults to the lanes back end, and an instrumented launch never runs compiled: the latency
+    rounds its metrics hold are not computed in compiled code."""
+    mod = load_module(tmp_path, MAP)
+    monkeypatch.setattr(entry, "AUTO_COLD_THREADS", 1)
+    a = np.arange(64, dtype=np.float32)
+    gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), backend="compiled", instrument=False)  # loaded
+    assert "backend" not in gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), instrument=False).extra
+    report = gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), backend="auto")
+    assert "backend" not in report.extra and report.metrics["gpusim__rounds_dram_sum"] == 1
+    with pytest.raises(LaunchError, match=r"instrument=False only: it does not yet compute the latency rounds"):
+        gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), backend="compiled")
+
+
+ENDLESS = """
+    from numba import cuda
+
+    @cuda.jit
+    def spin(a, out):
+        i = cuda.grid(1)
+        k = 0
+        while a[i % a.size] >= 0:          # never false: every a[...] is >= 0
+            k += 1
+        out[i] = k
+"""
+
+
+def test_the_step_budget_stops_both_back_ends_at_the_same_step(tmp_path, cache):
+    """The compiled back end charges the lanes back end's work per loop iteration and function entry, so a
+    launch past ``max_steps`` ends at the same line, thread and step count (the steps are numbers of
+    ``gpusim.backends.lanes.work``, not of the implementation)."""
+    from backend_compare import report_differences
+
+    mod = load_module(tmp_path, ENDLESS)
+    reports = []
+    for backend in ("lanes", "compiled"):
+        a = np.arange(100, dtype=np.float32)
+        reports.append(gpusim.launch(mod.spin, 2, 64, (a, np.zeros(128, np.int64)), backend=backend,
+                                     instrument=False, max_steps=3_000_000))
+    lanes, compiled = reports
+    assert [type(f).__name__ for f in compiled.faults] == ["KernelTimeout"] and compiled.faults[0].thread == (0, 0, 0)
+    assert compiled.steps > 3_000_000 and not report_differences(lanes, compiled)
 
 
 def test_an_unknown_back_end_is_a_launch_error(tmp_path):
@@ -125,7 +169,7 @@ def test_an_unknown_back_end_is_a_launch_error(tmp_path):
 
 def test_jit_passes_its_launch_options_to_every_launch(tmp_path, cache):
     mod = load_module(tmp_path, MAP)
-    k = gpusim.jit(mod.add_one, backend="compiled", device=False)
+    k = gpusim.jit(mod.add_one, backend="compiled", instrument=False, device=False)
     a = np.arange(10, dtype=np.float32)
     out = np.zeros_like(a)
     k[1, 32](a, out)
@@ -136,13 +180,13 @@ def test_jit_passes_its_launch_options_to_every_launch(tmp_path, cache):
 def test_the_same_kernel_on_other_argument_types_or_aliasing_is_another_specialisation(tmp_path, cache):
     mod = load_module(tmp_path, MAP)
     a = np.arange(64, dtype=np.float32)
-    gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), backend="compiled")
+    gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), backend="compiled", instrument=False)
     b = np.arange(64, dtype=np.int64)
     out = np.zeros(64, np.int64)
-    gpusim.launch(mod.add_one, 1, 64, (b, out), backend="compiled")
+    gpusim.launch(mod.add_one, 1, 64, (b, out), backend="compiled", instrument=False)
     np.testing.assert_array_equal(out, b + 1)
     same = np.arange(64, dtype=np.float64)
-    gpusim.launch(mod.add_one, 1, 64, (same, same), backend="compiled")   # one array passed twice
+    gpusim.launch(mod.add_one, 1, 64, (same, same), backend="compiled", instrument=False)   # one array passed twice
     np.testing.assert_array_equal(same, np.arange(64) + 1)
     assert len(list(cache.glob("k_*.py"))) == 3
 
@@ -158,7 +202,7 @@ mod = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mod)
 a = np.arange(100, dtype=np.float32)
 out = np.zeros_like(a)
-r = gpusim.launch(mod.add_one, 2, 64, (a, out), backend="compiled")
+r = gpusim.launch(mod.add_one, 2, 64, (a, out), backend="compiled", instrument=False)
 from gpusim.backends.compiled.driver import _kernels
 ck = next(iter(next(iter(_kernels.values())).values()))
 stats = ck.run.stats
@@ -226,7 +270,7 @@ def test_the_report_is_the_same_whatever_the_thread_count(tmp_path, cache, monke
     for backend, threads in (("lanes", "1"), ("compiled", "1"), ("compiled", "2")):
         monkeypatch.setenv("GPUSIM_THREADS", threads)
         x = args()
-        runs.append((gpusim.launch(getattr(mod, name), n // 256, 256, x, backend=backend), x))
+        runs.append((gpusim.launch(getattr(mod, name), n // 256, 256, x, backend=backend, instrument=False), x))
     for report, x in runs[1:]:
         assert not report_differences(runs[0][0], report)
         assert all(same_array(p, q) for p, q in zip(runs[0][1], x))
