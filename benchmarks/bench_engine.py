@@ -63,21 +63,17 @@ TARGETS: list[str] = []
 
 
 def versus(quick: bool) -> list[str]:
-    rows = ["| kernel | numba CUDA simulator | gpusim, lanes | speed-up | gpusim, compiled | speed-up | same output |",
-            "|---|---:|---:|---:|---:|---:|:---:|"]
+    rows = ["| kernel | numba CUDA simulator | gpusim | speed-up | same output |",
+            "|---|---:|---:|---:|:---:|"]
     for name, size, label in VERSUS:
         if quick and size > 1 << 14 and name == "map":
             continue
         sim_s, sim_sum = time_cudasim(name, size)
-        g_s, _, g_sum = time_gpusim(name, size, backend="lanes")
-        c_s, _, c_sum = time_gpusim(name, size, backend="compiled")
-        same = "yes" if np.isclose(sim_sum, g_sum, rtol=1e-5) and np.isclose(sim_sum, c_sum, rtol=1e-5) else "NO"
-        rows.append(f"| {label} | {sim_s:.2f} s | {g_s * 1e3:.1f} ms | {sim_s / g_s:,.0f}x | {c_s * 1e3:.2f} ms | "
-                    f"{sim_s / c_s:,.0f}x | {same} |")
-        TARGETS.append(f"| at least 100x numba's simulator (lanes): {label} | {sim_s / g_s:,.0f}x | "
+        g_s, _, g_sum = time_gpusim(name, size)
+        same = "yes" if np.isclose(sim_sum, g_sum, rtol=1e-5) else "NO"
+        rows.append(f"| {label} | {sim_s:.2f} s | {g_s * 1e3:.1f} ms | {sim_s / g_s:,.0f}x | {same} |")
+        TARGETS.append(f"| at least 100x numba's simulator: {label} | {sim_s / g_s:,.0f}x | "
                        f"{'met' if sim_s / g_s >= 100 else 'MISSED'} |")
-        TARGETS.append(f"| at least 10,000x numba's simulator (compiled): {label} | {sim_s / c_s:,.0f}x | "
-                       f"{'met' if sim_s / c_s >= 10_000 else 'MISSED'} |")
         print(rows[-1], flush=True)
     return rows
 
@@ -152,7 +148,6 @@ def main() -> None:
     ap.add_argument("--write", action="store_true", help="rewrite docs/benchmarks.md with the tables")
     ap.add_argument("--quick", action="store_true", help="skip the slowest numba-simulator case")
     ap.add_argument("--skip-numba", action="store_true", help="only the gpusim scaling table")
-    ap.add_argument("--skip-compiled", action="store_true", help="leave out the compiled back end's tables")
     ap.add_argument("--baseline", type=Path, help="a folder with another version's gpusim, timed alongside")
     ap.add_argument("--baseline-label", default="", help="what the baseline is, for the table's heading")
     args = ap.parse_args()
@@ -163,20 +158,11 @@ def main() -> None:
     if not args.skip_numba:
         parts += ["## gpusim against numba's CUDA simulator (same kernels, same inputs)", ""] + versus(args.quick)
         parts.append("")
-    from benchmarks import compiled_tables as CT
-
-    parts += ["## Scaling (lanes back end)", ""] + scaling()
-    if not args.skip_compiled:
-        parts += ["", "## The compiled back end against the kernel's own njit loop (same run)", ""]
-        parts += CT.against_native(TARGETS)
-        parts += ["", "## Cost from 2^10 to 2^24 threads, each size in a fresh process, with its peak RSS", ""]
-        parts += CT.scaling(TARGETS)
-        parts += ["", "## Compiling: cold (a kernel new to the disk cache) and warm (cached, a new process)", ""]
-        parts += CT.cold_and_warm()
+    parts += ["## Scaling", ""] + scaling()
     if args.baseline is not None:
         label = f" ({args.baseline_label})" if args.baseline_label else ""
         parts += ["", f"## Against the baseline{label}, same session, CPU time", ""] + against(args.baseline)
-    parts += ["", "## Targets (issues 2, 3 and 13)", "", "| target | measured | |", "|---|---:|---|"] + TARGETS
+    parts += ["", "## Targets (issue 2 and issue 3)", "", "| target | measured | |", "|---|---:|---|"] + TARGETS
     print("\n".join(parts[-len(TARGETS) - 2:]))
     if args.write:
         doc = ROOT / "docs" / "benchmarks.md"

@@ -99,7 +99,22 @@ def generate(module: N.Module, alias: tuple[int, ...], instrument: bool, trace: 
     return ck
 
 
+_GEOMETRY: dict[tuple, dict[str, np.ndarray]] = {}
+
+
 def _geometry(Nmax: int, T: int, block: tuple[int, int, int]) -> dict[str, np.ndarray]:
+    """Per lane of a chunk: thread index, lane id, ... (read only by the compiled code; kept for the last few
+    geometries, so repeated launches of one shape do not rebuild them)."""
+    key = (Nmax, T, tuple(block))
+    geo = _GEOMETRY.get(key)
+    if geo is None:
+        if len(_GEOMETRY) >= 8:
+            _GEOMETRY.clear()
+        geo = _GEOMETRY[key] = _geometry_arrays(Nmax, T, block)
+    return dict(geo)
+
+
+def _geometry_arrays(Nmax: int, T: int, block: tuple[int, int, int]) -> dict[str, np.ndarray]:
     lane = np.arange(Nmax, dtype=np.int64)
     t = lane % T
     bx, by, _ = block

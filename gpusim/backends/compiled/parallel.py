@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+from numba import njit
 
 from .layout import (
     F_KEY,
@@ -44,27 +45,36 @@ def _ranges(nblocks: int, per_chunk: int, nchunks: int, workers: int) -> list[tu
     return [(bounds[k] * per_chunk, min(bounds[k + 1] * per_chunk, nblocks)) for k in range(workers)]
 
 
+@njit(cache=True, nogil=True)
+def _touch(w, a, r, size, touched, wrote):
+    """Count one worker's accesses into ``touched`` (workers per element) and ``wrote`` (a worker wrote it)."""
+    for e in range(size):
+        wr = (w.shape[0] > 0 and w[e, 0] != 0) or (a.shape[0] > 0 and a[e, 0] != 0)
+        if wr or (r.shape[0] > 0 and r[e, 0] != 0):
+            touched[e] += 1
+        if wr:
+            wrote[e] = True
+
+
+@njit(cache=True, nogil=True)
+def _shared_write(touched, wrote) -> bool:
+    for e in range(touched.size):
+        if touched[e] >= 2 and wrote[e]:
+            return True
+    return False
+
+
 def _conflict(gen, states) -> bool:
     """Did two workers touch one element of a global array, at least one writing it?"""
     for slot in gen.slots:
         if slot.kind != "param" or not slot.tracked:
             continue
-        touched = None
-        wrote = None
+        size = states[0][slot.data].size
+        touched = np.zeros(size, np.int32)
+        wrote = np.zeros(size, np.bool_)
         for st in states:
-            w, a, r = (st[slot.arr(x)] for x in ("w", "a", "r"))
-            t = np.zeros(st[slot.data].size, np.int64)
-            wr = np.zeros(st[slot.data].size, np.bool_)
-            if w.shape[0]:
-                wr |= w[:, 0] != 0
-            if a.shape[0]:
-                wr |= a[:, 0] != 0
-            t += wr
-            if r.shape[0]:
-                t += (r[:, 0] != 0) & ~wr
-            touched = (t > 0).astype(np.int64) if touched is None else touched + (t > 0)
-            wrote = wr if wrote is None else wrote | wr
-        if np.any((touched >= 2) & wrote):
+            _touch(*(st[slot.arr(x)] for x in ("w", "a", "r")), size, touched, wrote)
+        if _shared_write(touched, wrote):
             return True
     return False
 
