@@ -653,7 +653,9 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
                 self.line("    break")
                 inner.mask = mi
             c = self.scalar(s.cond, inner)
-            self.line(f"if not {c}:")
+            # never a constant test: numba miscompiles (a crash at run time) a loop left only by ``return``
+            # once its constant-true exit test is pruned (``while True: x += 1``)
+            self.line(f"if not {c} or I[{I_ABORT}] != 0:")
             self.line("    break")
             self.block(s.body, inner)
             self.flush()
