@@ -518,7 +518,9 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
             work = iteration(work, self.instrument)
         key = self.fault_key("KernelTimeout", line, None, ())
         self.line(f"I[{I_STEPS}] += {work.fixed * OVERHEAD} + {work.lanes} * N")
-        self.line(f"if I[{I_STEPS}] > MAXSTEPS:")
+        # ``and I[abort] == 0`` (always true here) works around a miscompile: without it numba/LLVM turned a
+        # loop of scalar work with this early return into a crash at run time (``for k in range(n): s += k``)
+        self.line(f"if I[{I_STEPS}] > MAXSTEPS and I[{I_ABORT}] == 0:")
         self.line(f"    fl_ = X.first_lane({mask}.ctypes, N)")
         self.line(f"    X.fault(DESC.ctypes, {key}, 1, {FK_TIMEOUT}, gt0 + fl_ if fl_ >= 0 else -1, 0, 0)")
         self.line(f"    I[{I_ABORT}] = 1")
