@@ -17,7 +17,7 @@ import numpy as np
 from ...ir import nodes as N
 from ...ir.nodes import Uni
 from ...ir.types import Array, Scalar, Tuple
-from ...ir.walk import walk_stmts
+from ...ir.walk import children, walk_exprs, walk_stmts
 from ..lanes.work import OVERHEAD, iteration, straight_line
 from .analysis import lanes_scalar, maybe_unassigned
 from .chunkops import ChunkOps
@@ -533,6 +533,7 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
         self.line("return TR, BLOG, BBLK")
 
     def for_stmt(self, s: N.ForRange, ctx: Ctx) -> None:
+        _refuse_scalar_loop(s)
         ret, _, _ = self.exits_in(s)
         vt = s.start.type
         if s.uni == Uni.GRID:
@@ -638,6 +639,7 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
         self.flush()
 
     def while_stmt(self, s: N.While, ctx: Ctx) -> None:
+        _refuse_scalar_loop(s)
         ret, _, _ = self.exits_in(s)
         if s.uni == Uni.GRID:
             self.flush()
@@ -777,3 +779,24 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
         self.flush()
         self.line("pass")
         return self.module_text()
+
+
+#: what makes a loop's body more than scalar work
+_WORK_STMTS = (N.Store, N.Barrier, N.SyncWarp, N.Print, N.SharedDecl, N.LocalDecl)
+_WORK_EXPRS = (N.Load, N.Atomic, N.Call, N.Shuffle, N.Vote, N.Match, N.ActiveMask, N.BarrierReduce)
+
+
+def _refuse_scalar_loop(loop: N.ForRange | N.While) -> None:
+    """A uniform loop of only scalar work (no memory access, no call, no lane values) is not compiled: numba
+    and LLVM have turned the step budget's early return in such a loop (``while True: x += 1``,
+    ``for k in range(n): s += k``) into a crash at run time. The lanes back end runs it."""
+    if loop.uni > Uni.GRID:
+        return
+    stmts = [loop, *walk_stmts(loop.body)]
+    if any(isinstance(st, _WORK_STMTS) or getattr(st, "uni", Uni.GRID) > Uni.GRID for st in stmts):
+        return
+    if any(isinstance(e, _WORK_EXPRS) or e.uni > Uni.GRID for st in stmts for top in children(st)
+           for e in walk_exprs(top)):
+        return
+    raise NotCompiled(f"the uniform loop at line {loop.line} does only scalar work, which the compiled back end "
+                      "does not run yet (numba miscompiles its step budget check)")
