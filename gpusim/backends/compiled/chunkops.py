@@ -304,6 +304,8 @@ class ChunkOps:
         fn = self.module.functions[e.function]
         if self.straight(fn):
             return self.inline_call(fn, [self.expr(a, g) for a in e.args], g)
+        if isinstance(fn.return_type, Tuple):
+            raise NotCompiled(f"device function {fn.py_name!r} returns a tuple, which is not compiled yet")
         args = []
         for a, p in zip(e.args, fn.params):
             v = self.expr(a, g)

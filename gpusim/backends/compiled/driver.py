@@ -94,7 +94,11 @@ def generate(module: N.Module, alias: tuple[int, ...], instrument: bool, trace: 
             except RecursionError:
                 raise NotCompiled("the kernel is nested too deeply to compile") from None
             k = cache.key_of(text)
-            mod = cache.load(k, text)
+            try:
+                mod = cache.load(k, text)
+            except SyntaxError as e:   # a gpusim bug: say so, and let the lanes back end run the kernel
+                raise NotCompiled(f"gpusim generated code it cannot compile for this kernel ({e.msg}, a gpusim "
+                                  "bug: please report it)") from None
             ck = per[key] = CompiledKernel(module.entry.py_name, module, gen, text, k, mod.run, instrument, trace)
     return ck
 

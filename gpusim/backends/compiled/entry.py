@@ -20,6 +20,7 @@ import time
 from typing import Any
 
 import numpy as np
+from numba.core.errors import NumbaError
 
 from ...faults import LaunchError
 from ...observe.events import ArrayInfo
@@ -128,7 +129,12 @@ def run(ck: CompiledKernel, info, args: tuple, names: tuple, max_steps: int, tra
     for i, p in enumerate(ck.module.entry.params):
         if not isinstance(args[i], np.ndarray):
             scalar_args[i] = p.type.dtype.type(args[i])
-    st = execute(ck, info, scalar_args, addresses, max_steps, chunk_lanes)
+    try:
+        st = execute(ck, info, scalar_args, addresses, max_steps, chunk_lanes)
+    except NumbaError as e:    # numba's compile of the generated code (before anything ran): a gpusim bug
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise LaunchError(f"the compiled back end could not compile kernel {ck.name!r} ({first}; a gpusim bug: "
+                          "please report it); backend='lanes' runs it") from None
     report_workers = st["workers"]
     global_infos = {}
     for slot in ck.gen.slots:
