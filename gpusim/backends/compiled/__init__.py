@@ -7,7 +7,7 @@ The compiled back end computes exactly what the lanes back end computes — outp
 block, thread, line, counts, and in the same order), race reports, metrics, per-thread and per-element
 counts, the phase trace — by running the same schedule:
 
-* **The same chunks, the same lockstep.** Blocks run in the lanes back end's chunks (``CHUNK_LANES`` lanes),
+* **The same chunks, the same lockstep.** Blocks run in the lanes back end's chunks (``limits.blocks_per_chunk``),
   and a chunk's threads advance *statement by statement together*, as lane vectors do. The chunk-level
   program (``codegen.py``) is the lanes back end's generated code restated: the same masks for divergent
   branches and loops, the same ``break``/``continue``/``return`` masks, the same step budget counted per
@@ -34,8 +34,12 @@ counts, the phase trace — by running the same schedule:
   launch runs again on one thread, so the report never depends on the thread count and races between
   blocks of different chunks are found as always.
 
-What is not compiled (``print``, dynamic shared memory, float16, custom observers, a few rare forms) raises
-``NotCompiled`` with the reason: ``backend="compiled"`` reports it, ``backend="auto"`` runs the lanes back end.
+What it does not run yet raises ``NotCompiled`` with the reason: ``backend="compiled"`` reports it as a
+``LaunchError``, ``backend="auto"`` runs the lanes back end. Instrumented launches (``instrument=True``,
+``launch``'s default: the latency rounds and the trace's shared-memory snapshots are not computed here), custom
+observers, ``print``, dynamic shared memory, float16, device functions returning tuples through a call, the
+front end's join conversions of locals some path never assigned, uniform loops of scalar work only (numba
+miscompiles their step-budget exit) and a few rare forms. ``launch``'s default back end is the lanes one.
 Compiled code is cached on disk (``cache.py``): a second process pays no compile.
 """
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...device import MAX_STATIC_SHARED
 from ...faults import (
     BarrierDivergence,
     DataRace,
@@ -233,10 +232,6 @@ def build_report(ck, info, st, global_infos: dict[int, ArrayInfo], first_id: int
         for d, dt in enumerate(FLOP_DTYPES):
             if FL[o, d] or st["FLT"][o, d]:
                 report.flops.setdefault(dt, {})[op] = report.flops.get(dt, {}).get(op, 0) + int(FL[o, d])
-    if static > MAX_STATIC_SHARED:
-        report.faults.append(KernelError(
-            f"The kernel declares {static} bytes of static shared memory per block; a GPU allows "
-            f"{MAX_STATIC_SHARED} (48 KiB).", kernel=ck.name, filename=ck.module.filename))
     for o in observers:
         o.start(info, list(global_infos.values()))
         for a in created:
