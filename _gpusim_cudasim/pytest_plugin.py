@@ -22,8 +22,9 @@ def pytest_addoption(parser):
     group.addoption("--gpusim-strict", action="store_true",
                     help="as --gpusim, but a kernel gpusim cannot run is an error")
     group.addoption("--gpusim-faults", metavar="POLICY", default=None,
-                    help="what a fault gpusim finds does: raise (default), off, or per kind, e.g. race=off,uninit=off "
-                         "(kinds: oob, race, divergence, uninit, timeout, limit)")
+                    help="what a fault gpusim finds does: raise, report (a line on stderr and in the summary), off, "
+                         "or per kind, e.g. race=raise,uninit=off (kinds: oob, race, divergence, uninit, timeout, "
+                         "limit; by default race and uninit are reported, the rest raised)")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -51,7 +52,7 @@ def pytest_report_header(config):
     s = _gpusim_cudasim.settings
     if s is None:
         return None
-    faults = s["faults"] or "raise"
+    faults = s["faults"] or "races and uninitialised reads reported, the rest raised"
     return f"gpusim: kernels launched through numba's simulator API run on gpusim ({s['mode']}; faults: {faults})"
 
 
@@ -65,3 +66,5 @@ def pytest_terminal_summary(terminalreporter):
     if st.fallbacks:
         line += f"; {len(st.fallbacks)} kernels gpusim cannot run yet"
     terminalreporter.write_line(line)
+    for text in st.reported.values():  # pytest keeps a passing test's stderr to itself: say them here
+        terminalreporter.write_line(text)

@@ -150,8 +150,8 @@ def _reduce_all(findings, pool: Pool, out: Path, args) -> dict[str, str]:
 
 
 def _resources(args) -> list[tuple[str, bool, str]]:
-    print(f"\nResource-limit cases, each in a fresh process (target: refused in < {REFUSE_SECONDS:g} s under "
-          f"{REFUSE_MB:g} MB; runaway loops stopped in < {RUNAWAY_SECONDS:g} s of CPU time):")
+    print(f"\nResource-limit cases, each in a fresh process (target: refused in < {REFUSE_SECONDS:g} s of CPU "
+          f"time under {REFUSE_MB:g} MB; runaway loops stopped in < {RUNAWAY_SECONDS:g} s of CPU time):")
     rows = []
     for case in resource_cases(args.huge_kernel_mb):
         m = measure(case, timeout=args.hang_seconds * 2, memory_mb=args.memory_mb)
@@ -194,8 +194,8 @@ def _write_summary(out: Path, args, counts, findings, reproducers, suspects, tab
         lines += [""]
     if table:
         lines += ["## Resource-limit cases (fresh process each)", "",
-                  f"Target: refused in < {REFUSE_SECONDS:g} s under {REFUSE_MB:g} MB; runaway loops stopped in "
-                  f"< {RUNAWAY_SECONDS:g} s.", "", "```"]
+                  f"Target: refused in < {REFUSE_SECONDS:g} s of CPU time under {REFUSE_MB:g} MB; runaway loops "
+                  f"stopped in < {RUNAWAY_SECONDS:g} s.", "", "```"]
         lines += [("ok    " if ok else "FAIL  ") + line for _, ok, line in table]
         lines += ["```", ""]
     (out / "findings.md").write_text("\n".join(lines) + "\n", encoding="utf-8")

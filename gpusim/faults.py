@@ -15,6 +15,7 @@ thread (x, y, z), the array and the index.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 
 class KernelCompileError(Exception):
@@ -156,6 +157,15 @@ class KernelTimeout(KernelFault):
 @dataclass(eq=False)
 class KernelError(KernelFault):
     """An error raised inside the kernel: integer division by zero, a bad operation on a value."""
+
+
+@dataclass
+class KernelRaised(KernelFault):
+    """The kernel's own ``raise``: ``exception`` is what it raises (an exception class or instance). numba-cuda
+    raises it on the host after the launch (with ``debug=True``; numba's simulator always)."""
+
+    exception: Any = None
+    kind = "raise"
 
 
 def fmt_xyz(v: tuple[int, ...] | None) -> str:

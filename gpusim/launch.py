@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import linecache
 import sys
 import threading
@@ -11,16 +12,33 @@ from typing import Any
 
 import numpy as np
 
-from . import limits
+from . import kernel_cache, limits
 from .backends.lanes.codegen import Compiled, generate
 from .faults import KernelError, KernelFault, LaunchError, UnsupportedConstruct
-from .frontend.compiler import compile_module
+from .frontend.compiler import DEBUG_MARK, compile_module
+from .frontend.datetimes import as_int64, datetime_type
+from .frontend.enums import member_type, member_value
+from .frontend.groups import grid_synchronised
 from .ir.nodes import Module
-from .ir.types import BOOL, FLOAT64, INT64, UINT64, Array, Type, array_of, scalar
+from .ir.types import (
+    BOOL,
+    COMPLEX128,
+    FLOAT64,
+    INT64,
+    UINT64,
+    Array,
+    RecordRef,
+    Tuple,
+    Type,
+    array_of,
+    record_ref,
+    scalar,
+)
 from .observe.events import LaunchInfo
 from .report import LaunchReport
 from .runtime.core import Abort, Runtime, timeout
 from .runtime.memory import GLOBAL_ALIGN, ArrayHandle, global_handle
+from .timing_model import H200
 
 #: lanes per chunk: large enough to amortise Python overhead, small enough to stay in cache and memory
 CHUNK_LANES = 1 << 16
@@ -33,6 +51,8 @@ DEFAULT_MAX_STEPS = 2_000_000_000
 DEFAULT_MAX_OUTPUT_LINES = 1000
 
 _compiled: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+#: (dtype, ndim, C-contiguous, F-contiguous) -> the IR type of such an array argument, found once
+_ARRAY_TYPES: dict[tuple, Array] = {}
 _compile_lock = threading.RLock()
 
 
@@ -48,18 +68,35 @@ def arg_type(value: Any, name: str, code: Any = None) -> Type:
     numba-cuda takes but gpusim does not (complex, datetime, records) is an ``UnsupportedConstruct`` at the
     kernel's first line (``code``: the kernel's code object)."""
     if isinstance(value, np.ndarray):
-        if value.dtype.kind in "cmMV" and value.dtype.isnative:
-            what = "complex numbers are" if value.dtype.kind == "c" else f"arrays of {value.dtype} are"
+        flags = value.flags
+        key = (value.dtype, value.ndim, flags.c_contiguous, flags.f_contiguous)
+        known = _ARRAY_TYPES.get(key)
+        if known is not None:
+            return known
+        if value.dtype.fields is not None:
+            t = _ARRAY_TYPES[key] = _record_array_type(value, name, code)
+            return t
+        if value.dtype.kind in "mM" and value.dtype.isnative:  # int64 counts of a unit (frontend.datetimes)
+            layout = array_of(value.view(np.int64)).layout
+            t = _ARRAY_TYPES[key] = Array(datetime_type(value.dtype), value.ndim, layout, "global")
+            return t
+        if value.dtype.kind in "mMV" and value.dtype.isnative:
+            what = f"arrays of {value.dtype} are"
             filename = code.co_filename if code is not None else "<unknown>"
             lineno = code.co_firstlineno if code is not None else 0
             raise UnsupportedConstruct(f"argument {name!r} is a {value.dtype} array: {what} not supported by gpusim "
                                        "yet", filename=filename, lineno=lineno,
                                        source_line=linecache.getline(filename, lineno).rstrip("\n"))
-        if value.dtype.kind not in "biuf" or not value.dtype.isnative:
+        if value.dtype.kind not in "biufc" or not value.dtype.isnative or value.dtype.itemsize > 16:
             raise LaunchError(f"argument {name!r} has dtype {value.dtype}; use numeric arrays")
-        return array_of(value)
+        t = _ARRAY_TYPES[key] = array_of(value)
+        return t
+    if isinstance(value, np.void) and value.dtype.fields is not None:  # one record: a reference to it
+        return record_ref(_record_array_type(np.asarray(value).reshape(1), name, code))
     if isinstance(value, (bool, np.bool_)):
         return BOOL
+    if isinstance(value, enum.Enum) and isinstance(member_value(value), int):  # numba's (IntEnum)Member
+        return member_type(value)
     if isinstance(value, int):
         if -(1 << 63) <= value < (1 << 63):
             return INT64
@@ -68,13 +105,38 @@ def arg_type(value: Any, name: str, code: Any = None) -> Type:
         raise LaunchError(f"argument {name!r} is {value}, which does not fit in 64 bits")
     if isinstance(value, float):
         return FLOAT64
-    if isinstance(value, (np.integer, np.floating)):
+    if isinstance(value, (np.datetime64, np.timedelta64)):
+        return datetime_type(value.dtype)
+    if isinstance(value, (np.integer, np.floating, np.complex64, np.complex128)):
         return scalar(value.dtype)
     if isinstance(value, complex):
-        raise LaunchError(f"argument {name!r}: complex numbers are not supported")
+        return COMPLEX128
+    if _is_tuple(value):  # numba's UniTuple/Tuple, or NamedTuple/NamedUniTuple with its field names
+        items = tuple(arg_type(v, f"{name}[{k}]", code) for k, v in enumerate(value))
+        return Tuple(items, tuple(value._fields) if type(value) is not tuple else None)
     if hasattr(value, "copy_to_host"):
         raise LaunchError(f"argument {name!r} is a device array; pass a NumPy array to the simulator")
     raise LaunchError(f"argument {name!r} is a {type(value).__name__}; kernels take NumPy arrays and numbers")
+
+
+def _record_array_type(value: np.ndarray, name: str, code: Any) -> Array:
+    """The IR type of an array of records (``UnsupportedConstruct`` for a field a kernel cannot hold)."""
+    try:
+        return array_of(value)
+    except ValueError as e:
+        filename = code.co_filename if code is not None else "<unknown>"
+        lineno = code.co_firstlineno if code is not None else 0
+        raise UnsupportedConstruct(f"argument {name!r} is an array of records whose {e}", filename=filename,
+                                   lineno=lineno, source_line=linecache.getline(filename, lineno).rstrip("\n")
+                                   ) from None
+
+
+def _is_tuple(value: Any) -> bool:
+    """A tuple or a namedtuple (whose fields are all of its items)."""
+    if type(value) is tuple:
+        return True
+    fields = getattr(type(value), "_fields", None)
+    return isinstance(value, tuple) and isinstance(fields, tuple) and len(fields) == len(value)
 
 
 def compile_kernel(kernel: Any, *, instrument: bool = True, args: tuple | None = None,
@@ -94,13 +156,20 @@ def compile_kernel(kernel: Any, *, instrument: bool = True, args: tuple | None =
 
 
 def _compile(func: Any, signature: tuple[Type, ...], instrument: bool) -> Compiled:
+    key = (bool(instrument), signature, func.__name__, bool(getattr(func, DEBUG_MARK, False)))
+    comp = kernel_cache.lookup(func, key)  # the same code compiled for another function object
+    if comp is not None:
+        return comp
     try:
-        return generate(compile_module(func, signature), bool(instrument))
+        lowered: list = []
+        comp = generate(compile_module(func, signature, lowered=lowered), bool(instrument))
     except (RecursionError, MemoryError, SyntaxError):  # Python's own limits, on the source or the generated code
         raise UnsupportedConstruct(
             f"kernel {func.__name__!r} is nested too deeply to compile (an expression or block of many hundreds "
             "of levels: split it with intermediate variables)",
             filename=func.__code__.co_filename, lineno=func.__code__.co_firstlineno) from None
+    kernel_cache.store(func, key, lowered, comp)
+    return comp
 
 
 def _cached(owner: Any, key: Any, build) -> Compiled:
@@ -116,8 +185,28 @@ def _cached(owner: Any, key: Any, build) -> Compiled:
     return comp
 
 
+def _memory_of(comp: Compiled) -> limits.Memory:
+    """The shared and local memory ``comp``'s IR declares (``limits.declared``), walked once per kernel."""
+    if comp.memory is None:
+        comp.memory = limits.declared(comp.module)
+    return comp.memory
+
+
+def _leaves(name: str, value: Any, t: Type) -> list[tuple[str, Any, Type]]:
+    """(name, value, type) of each array and scalar in an argument, depth first through tuples."""
+    if isinstance(t, RecordRef) and isinstance(value, np.void):  # one record: a view of it as an array, at [0]
+        return [(name, np.asarray(value).reshape(1), t.items[0]), (f"{name}[index]", 0, INT64)]
+    if not isinstance(t, Tuple):
+        return [(name, value, t)]
+    return [leaf for k, (v, it) in enumerate(zip(value, t.items)) for leaf in _leaves(f"{name}[{k}]", v, it)]
+
+
 def _scalar(v: Any, t: Type) -> Any:
     """A scalar argument as the NumPy scalar of its IR type."""
+    if isinstance(v, enum.Enum):
+        return t.dtype.type(member_value(v))
+    if isinstance(v, (np.datetime64, np.timedelta64)):
+        return as_int64(v)
     return t.dtype.type(v)
 
 
@@ -174,12 +263,14 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         raise LaunchError(f"kernel {kname!r} takes {len(names)} arguments ({', '.join(names)}), {len(args)} given")
     signature = tuple(arg_type(v, n, None if isinstance(kernel, Module) else func.__code__)
                       for v, n in zip(args, names))
-    for name, v in zip(names, args):
+    # a tuple argument is passed as its items (the kernel's parameters: frontend.lower.tuple_leaves)
+    leaves = [leaf for n, v, t in zip(names, args, signature) for leaf in _leaves(n, v, t)]
+    for name, v, _ in leaves:
         if isinstance(v, np.ndarray) and not v.flags.writeable:
             raise LaunchError(f"argument {name!r} is read-only; pass a writable array")
     if isinstance(kernel, Module):
         want = kernel.signature
-        if signature != want:
+        if tuple(t for _, _, t in leaves) != want:
             got = ", ".join(str(t) for t in signature)
             raise LaunchError(f"kernel {kname!r} was compiled for ({', '.join(str(t) for t in want)}), not ({got})")
         comp = _cached(kernel, bool(instrument), lambda: generate(kernel, bool(instrument)))
@@ -187,13 +278,15 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         comp = compile_kernel(func, instrument=instrument, signature=signature)
     module = comp.module
     info = LaunchInfo(comp.name, module.filename, g, b, int(shared_mem))
-    memory = limits.declared(module)
+    memory = _memory_of(comp)
     refused = limits.refused_by_compiler(memory, module)
     per_chunk = 1 if refused else limits.blocks_per_chunk(memory, info.threads_per_block, int(shared_mem),
                                                           CHUNK_LANES)
+    if not refused and grid_synchronised(module):
+        per_chunk = _cooperative_chunk(per_chunk, info)
     if instrument and not refused:
         limits.check_counts(memory, info.num_blocks, info.num_threads, int(shared_mem),
-                            len({id(v) for v in args if isinstance(v, np.ndarray)}))
+                            len({id(v) for _, v, _ in leaves if isinstance(v, np.ndarray)}))
     if backend != "lanes":
         from .backends.compiled import entry
 
@@ -205,11 +298,12 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     handles: dict[int, ArrayHandle] = {}
     call_args = []
     address = 0x7000_0000
-    for name, v, t in zip(names, args, signature):
+    for name, v, t in leaves:
         if isinstance(v, np.ndarray):
             h = handles.get(id(v))
             if h is None:
-                h = global_handle(len(handles) + 1, name, v, address, track=True)
+                data = as_int64(v) if v.dtype.kind in "mM" else v   # a datetime array: its int64 counts
+                h = global_handle(len(handles) + 1, name, data, address, track=True)
                 address += (v.nbytes + GLOBAL_ALIGN - 1) // GLOBAL_ALIGN * GLOBAL_ALIGN + GLOBAL_ALIGN
                 handles[id(v)] = h
             call_args.append(h)
@@ -219,9 +313,10 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     budget = DEFAULT_MAX_STEPS if max_steps is None else max_steps
     rt = Runtime(info, module.source_line, comp.name, obs, budget, int(shared_mem), len(handles) + 1,
                  int(max_output_lines))
+    rt.globals_tracked = list(handles.values())
     global_infos = [h.info for h in handles.values()]
     for o in obs:
-        o.start(info, global_infos)
+        o.start(info, list(global_infos))   # each its own list: what one observer does to it is its own
     nblocks = info.num_blocks
     fixed, per_lane = comp.entry_work
     need = -(-nblocks // per_chunk) * fixed + per_lane * info.num_threads
@@ -264,6 +359,29 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         o.finish(report)
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def cooperative_max_blocks(threads_per_block: int) -> int:
+    """The most blocks a cooperative launch may have: all resident on the GPU at once, on the H200's 132 SMs
+    at most 2,048 threads and 32 blocks each (what numba-cuda's ``max_cooperative_grid_blocks`` reports for a
+    kernel light on registers and shared memory)."""
+    return H200.sms * min(H200.max_blocks_per_sm, H200.max_threads_per_sm // max(1, threads_per_block))
+
+
+def _cooperative_chunk(per_chunk: int, info: LaunchInfo) -> int:
+    """A kernel that syncs its grid runs every block at once, in one chunk (numba-cuda launches it
+    cooperatively: all its blocks resident together, or the launch fails)."""
+    nblocks = info.num_blocks
+    most = cooperative_max_blocks(info.threads_per_block)
+    if nblocks > most:
+        raise LaunchError(f"kernel {info.kernel!r} syncs its grid, so all its blocks must be resident at once (a "
+                          f"cooperative launch): {nblocks:,} blocks of {info.threads_per_block} threads is more than "
+                          f"the GPU holds ({most:,}); launch fewer blocks and loop over the work")
+    if per_chunk < nblocks and per_chunk < CHUNK_LANES // info.threads_per_block:  # shared memory set the chunk
+        raise LaunchError(f"kernel {info.kernel!r} syncs its grid, so its {nblocks:,} blocks run at once, and "
+                          f"their shared arrays need more simulator memory than gpusim allows ({per_chunk} blocks "
+                          "at a time); launch fewer blocks")
+    return nblocks
 
 
 def _record_error(rt: Runtime, comp: Compiled, e: Exception) -> None:

@@ -84,6 +84,7 @@ import hashlib
 import math
 from dataclasses import asdict, dataclass, replace
 
+from .device import WARP_SIZE
 from .observe.flops import flop_total
 from .workload import Workload
 
@@ -137,7 +138,7 @@ class Machine:
 
     def resident_blocks(self, w: Workload) -> int:
         """Blocks one SM holds at a time: the smallest of the thread, block and shared-memory limits."""
-        threads = w.warps_per_block * 32
+        threads = w.warps_per_block * WARP_SIZE
         limit = min(self.max_blocks_per_sm, self.max_threads_per_sm // max(threads, 1))
         if w.shared_bytes_per_block:
             limit = min(limit, self.shared_per_sm // (w.shared_bytes_per_block + self.shared_reserved_per_block))

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from .device import WARP_SIZE
+
 
 @dataclass(frozen=True)
 class Workload:
@@ -33,7 +35,7 @@ class Workload:
 
     @property
     def warps_per_block(self) -> int:
-        return (self.threads_per_block + 31) // 32
+        return (self.threads_per_block + WARP_SIZE - 1) // WARP_SIZE
 
     def m(self, key: str) -> float:
         return float(self.metrics.get(key, 0) or 0)
@@ -48,6 +50,16 @@ class Workload:
             return cls(metrics=metrics, flops=flops, geometry=False)
         return cls(tuple(launch.grid), tuple(launch.block), int(getattr(report, "shared_bytes_per_block", 0) or 0),
                    metrics, flops, geometry=True)
+
+    def scaled(self, factor: float) -> Workload:
+        """The same launch with ``factor`` times the blocks along x and every summed count (``*.sum``,
+        ``*_sum``) and FLOP count times ``factor``; per-block and per-address maxima (``*_max``,
+        ``gpusim__atomic_max_per_address``) stay. Exact for a kernel whose blocks each do the same work
+        whatever the size (a map, a tile per block); an estimate of a larger launch than gpusim can run."""
+        grid = (max(1, round(self.grid[0] * factor)), self.grid[1], self.grid[2])
+        metrics = {k: (v * factor if k.endswith((".sum", "_sum")) else v) for k, v in self.metrics.items()}
+        flops = {dt: {op: round(n * factor) for op, n in ops.items()} for dt, ops in self.flops.items()}
+        return Workload(grid, self.block, self.shared_bytes_per_block, metrics, flops, self.geometry)
 
     def to_dict(self) -> dict:
         return {"grid": list(self.grid), "block": list(self.block),

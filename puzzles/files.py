@@ -35,12 +35,14 @@ class LockTimeout(OSError):
     """Another process held the lock for longer than the timeout."""
 
 
-def write_atomic(path: Path, text: str | bytes) -> None:
+def write_atomic(path: Path, text: str | bytes, durable: bool = True) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder and ``os.replace``.
 
     A crash or a full disk leaves either the old file or the new one, never half of one. An existing file
     keeps its permissions (a new one gets the usual ones, after the umask); a symbolic link is kept and the
-    file it points to is replaced. Raises ``OSError``.
+    file it points to is replaced. ``durable=False`` skips the fsyncs: the write survives the process dying
+    (``kill -9``), not the machine losing power, and costs a fraction of a millisecond instead of tens.
+    Raises ``OSError``.
     """
     path = Path(path)
     if path.is_symlink():
@@ -50,7 +52,7 @@ def write_atomic(path: Path, text: str | bytes) -> None:
         mode = path.stat().st_mode & 0o777
     except OSError:
         mode = None
-    tmp = _write_temp(path, text)
+    tmp = _write_temp(path, text, durable)
     try:
         if mode is not None:
             os.chmod(tmp, mode)
@@ -58,7 +60,8 @@ def write_atomic(path: Path, text: str | bytes) -> None:
     except BaseException:
         _unlink_quietly(tmp)
         raise
-    _sync_folder(path.parent)
+    if durable:
+        _sync_folder(path.parent)
 
 
 def create_atomic(path: Path, text: str | bytes) -> bool:
@@ -216,8 +219,8 @@ def _holder(fd: int) -> str:
     return f"process {pid}" if pid.isdigit() else "another process"
 
 
-def _write_temp(path: Path, text: str | bytes) -> str:
-    """A finished, synced temporary file beside ``path`` holding ``text``; its name."""
+def _write_temp(path: Path, text: str | bytes, durable: bool = True) -> str:
+    """A finished (``durable``: synced) temporary file beside ``path`` holding ``text``; its name."""
     raw = text.encode("utf-8") if isinstance(text, str) else text
     while True:
         tmp = str(path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp"))
@@ -230,7 +233,8 @@ def _write_temp(path: Path, text: str | bytes) -> str:
         with os.fdopen(fd, "wb") as f:
             f.write(raw)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
     except BaseException:
         _unlink_quietly(tmp)
         raise

@@ -1,4 +1,4 @@
-"""Reference solution — puzzle 53, Wide loads: int8 operands packed four to an int32 word."""
+"""Reference solution — puzzle 53, Wide loads: int8 operands loaded four to an int32 word (a8 and b8 unused)."""
 import numba
 from numba import cuda
 
@@ -8,7 +8,7 @@ PADDED = WORDS + 1
 
 
 @cuda.jit
-def matmul_int8_wide(a4, b4, c):
+def matmul_int8_wide(a8, a4, b8, b4, c):
     sa = cuda.shared.array((TILE, WORDS), numba.int32)
     sb = cuda.shared.array((TILE, PADDED), numba.int32)
     m = a4.shape[0]

@@ -133,11 +133,8 @@ class BankRequest:
     lanes_per_bank: tuple[tuple[int, ...], ...]   # which lanes (0-31) touched each bank
     itemsize: int
     code: str
-
-    @property
-    def wavefronts(self) -> int:
-        """For 4-byte and smaller elements: the most distinct words any bank must serve."""
-        return max(max(self.words_per_bank), 1)
+    wavefronts: int = 1                # what the request costs, as gpusim's bank model counts it
+    conflicts: int = 0
 
 
 def worst_bank_request(report) -> BankRequest | None:
@@ -151,7 +148,7 @@ def worst_bank_request(report) -> BankRequest | None:
     if req is None:
         return None
     return BankRequest(req.lineno, req.array, req.kind, req.block, req.warp, req.words_per_bank, req.lanes_per_bank,
-                       req.itemsize, source_line(report.launch.filename, req.lineno))
+                       req.itemsize, source_line(report.launch.filename, req.lineno), req.wavefronts, req.conflicts)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,13 @@ from pathlib import Path
 
 from puzzles.files import sibling_name, write_atomic
 
-__all__ = ["keep_copy", "mtime", "read_text", "write_atomic"]
+__all__ = ["journal_path", "keep_copy", "mtime", "read_text", "write_atomic"]
+
+
+def journal_path(path: Path) -> Path:
+    """Where the editor's text goes at every change until it is saved: ``.<name>.typing`` beside ``path``."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.typing")
 
 
 def read_text(path: Path) -> str:

@@ -14,8 +14,10 @@ import signal
 import subprocess
 import sys
 
-# leave the alternate screen, show the cursor, stop mouse reports and bracketed paste, reset colours
-RESTORE = "\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l\x1b[?2004l\x1b[0m"
+# leave the alternate screen, show the cursor, stop mouse reports and bracketed paste, wrap long lines again
+# (Textual turns auto-wrap off: the message below was cut at the terminal's edge), reset colours
+RESTORE = ("\x1b[?1049l\x1b[?25h\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1006l\x1b[?1015l\x1b[?2004l\x1b[?7h"
+           "\x1b[0m")
 CHILD_FLAG = "--in-guard"
 
 

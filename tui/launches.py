@@ -23,8 +23,13 @@ class LaunchRef:
         grid = "×".join(str(d) for d in _trim(launch.grid))
         block = "×".join(str(d) for d in _trim(launch.block))
         which = f" · launch {self.launch_number}/{self.launch_count}" if self.launch_count > 1 else ""
-        return (f"case {self.case_number}/{self.case_count} {mark} {self.case_name}{which} · {launch.kernel}, "
-                f"grid {grid}, block {block}")
+        extra = getattr(self.report, "extra", None) or {}
+        device = extra.get("device")
+        where = f" on device {device}" if device is not None else ""
+        moved = getattr(extra.get("links"), "bytes", None) or {}
+        links = "".join(f" · {n:,} B over {src}→{dst}" for (src, dst), n in sorted(moved.items()) if n)
+        return (f"case {self.case_number}/{self.case_count} {mark} {self.case_name}{which}{where} · "
+                f"{launch.kernel}, grid {grid}, block {block}{links}")
 
 
 def _trim(dims: tuple[int, ...]) -> tuple[int, ...]:

@@ -2,7 +2,8 @@
 
 Stored as ``tui.json`` in the workspace folder (``puzzles.workspace.home()``)::
 
-    {"theme": "textual-light", "last_puzzle": "zip", "welcome_seen": true, "introductions_seen": [1, 2]}
+    {"theme": "textual-light", "last_puzzle": "zip", "welcome_seen": true, "introductions_seen": [1, 2],
+     "cursors": {"zip": [11, 4]}}
 
 Progress (stars, hints, revealed solutions) belongs to ``puzzles.progress``; this file only holds how the app
 looks and where the player left off. Writes are atomic; a missing or unreadable file gives the defaults (an
@@ -28,11 +29,12 @@ class Settings:
     last_puzzle: str = ""                 # slug of the puzzle open last
     welcome_seen: bool = False
     introductions_seen: list[int] = field(default_factory=list)   # chapters whose introduction was shown
+    cursors: dict[str, list[int]] = field(default_factory=dict)   # slug -> [row, column] of the editor's cursor
     writable: bool = True
 
     def to_dict(self) -> dict:
         return {"theme": self.theme, "last_puzzle": self.last_puzzle, "welcome_seen": self.welcome_seen,
-                "introductions_seen": sorted(set(self.introductions_seen))}
+                "introductions_seen": sorted(set(self.introductions_seen)), "cursors": self.cursors}
 
     def save(self) -> bool:
         """Write atomically; False when the file cannot (or must not) be written."""
@@ -71,6 +73,11 @@ def load_settings(path: Path | None = None) -> Settings:
     for name, kind in (("theme", str), ("last_puzzle", str), ("welcome_seen", bool)):
         if isinstance(data.get(name), kind):
             setattr(settings, name, data[name])
+    cursors = data.get("cursors")
+    if isinstance(cursors, dict):
+        settings.cursors = {slug: [int(v) for v in at] for slug, at in cursors.items()
+                            if isinstance(slug, str) and isinstance(at, list) and len(at) == 2
+                            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in at)}
     seen = data.get("introductions_seen")
     if isinstance(seen, list):
         settings.introductions_seen = [n for n in seen if isinstance(n, int) and not isinstance(n, bool)]

@@ -4,6 +4,7 @@
     python -m benchmarks.cudasim_suite --engines strict --check-floor    # what CI runs
     python -m benchmarks.cudasim_suite --unskip                # test_warp_ops and doc_examples, on gpusim
     python -m benchmarks.cudasim_suite --out results/ --write  # keep the records; rewrite docs/cudasim-suite.md
+    python -m benchmarks.cudasim_suite --engines strict --faults raise   # races, uninitialised reads raised
 
 The suite is the one in numba-cuda's wheel (``numba.cuda.tests``), run as the repository's ``testing/`` folder
 runs it: ``--pyargs numba.cuda.tests``, its warning filters (every warning an error, less the ones it lists), its
@@ -85,10 +86,13 @@ def _ini(tests: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_engine(engine: str, out: Path, unskip: bool, timeout: float, tests: str = "numba.cuda.tests") -> dict:
+def run_engine(engine: str, out: Path, unskip: bool, timeout: float, tests: str = "numba.cuda.tests",
+               faults: str | None = None) -> dict:
     """One run of the suite (or of the packages or modules in ``tests``, space-separated); returns the
     per-test records and the run's wall time."""
     label, mode = ENGINES[engine]
+    if faults is not None and mode is not None:
+        label += f", GPUSIM_CUDASIM_FAULTS={faults}"
     record = out / f"{engine}{'-unskip' if unskip else ''}.jsonl"
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "pytest.ini").write_text(_ini(tests))
@@ -97,6 +101,8 @@ def run_engine(engine: str, out: Path, unskip: bool, timeout: float, tests: str 
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
         if mode is not None:
             env["GPUSIM_CUDASIM"] = mode
+            if faults is not None:
+                env["GPUSIM_CUDASIM_FAULTS"] = faults
         cmd = [sys.executable, "-m", "pytest", "-c", str(Path(tmp) / "pytest.ini"), "--rootdir", tmp,
                "-p", "benchmarks.cudasim_suite.plugin", "-p", "no:cacheprovider", "-q", "--no-header",
                f"--suite-record={record}"]
@@ -165,6 +171,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="exit 1 if fewer tests pass under strict than baseline.json's strict_floor")
     p.add_argument("--write", action="store_true", help=f"rewrite {DOC.relative_to(ROOT)} from this run")
     p.add_argument("--timeout", type=float, default=1800, help="seconds per run (default 1800)")
+    p.add_argument("--faults", default=None, metavar="POLICY",
+                   help="GPUSIM_CUDASIM_FAULTS for the gpusim engines (default: the drop-in's, races and "
+                        "uninitialised reads reported; raise: every fault an error)")
     args = p.parse_args(argv)
     if args.engines is None:
         args.engines = "gpusim,strict" if args.unskip else "simulator,gpusim,strict"
@@ -183,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: baseline.json was measured with numba-cuda {baseline['numba_cuda']}")
     runs = []
     for e in engines:
-        runs.append(run_engine(e, out, args.unskip, args.timeout, " ".join(tests)))
+        runs.append(run_engine(e, out, args.unskip, args.timeout, " ".join(tests), args.faults))
         c = counts(runs[-1])
         print(f"  {runs[-1]['label']}: {c['passed']} pass, {c['failed']} fail, {c['skipped']} skip "
               f"({runs[-1]['wall']:.0f} s)", flush=True)

@@ -45,6 +45,7 @@ class Outcome:
     seconds: float = 0.0
     launch_seconds: float = 0.0     # kernel cases: gpusim.launch alone (not Python importing the module)
     launch_cpu_seconds: float = 0.0  # the same in CPU time (what the step budget bounds, whatever the load)
+    launch_start_mb: float = -1.0   # resident set as the launch began (its peak counted from there; -1: unknown)
     suspect: str = ""               # the message of a catch-all KernelError fault, if there is one
     no_line: bool = False           # a compile error or fault without a line number
     trace: str = ""                 # the traceback (findings only)
@@ -91,11 +92,29 @@ def _run_kernel(case: Case, workdir: Path) -> Outcome:
         args = make_args(case.args)
     except Exception as e:  # pragma: no cover - a generator bug
         return Outcome(f"bad-case:{type(e).__name__}", _first_line(e))
+    outcome_start_mb = _reset_peak_memory()
     started, cpu = time.perf_counter(), time.process_time()
     outcome = _launch(gpusim, kernel, case, args)
     outcome.launch_seconds = time.perf_counter() - started
     outcome.launch_cpu_seconds = time.process_time() - cpu
+    outcome.launch_start_mb = outcome_start_mb
     return outcome
+
+
+def _reset_peak_memory() -> float:
+    """Start this process's peak resident set (VmHWM) again from what it holds now (Linux: ``clear_refs`` 5) and
+    return that size in MB (-1 where it cannot), so that a peak read later is the launch's. CPython compiling
+    the kernel's module comes before gpusim sees it: a 10 MB source takes CPython about 1.3 GB to compile,
+    and its allocator keeps most of that, whatever is going to run the kernel."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        for line in open("/proc/self/status"):
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
+    return -1.0
 
 
 def _launch(gpusim, kernel, case: Case, args: list) -> Outcome:

@@ -88,6 +88,8 @@ def launches():
         ("53 int8 words, unpadded", _source("matmul_wide_loads.py", (
             "sb = cuda.shared.array((TILE, PADDED), numba.int32)",
             "sb = cuda.shared.array((TILE, WORDS), numba.int32)")), wide),
+        ("53 int8 bytes (a8, b8)", (ROOT / "tests" / "puzzles" / "right" / "matmul_wide_loads__byte_loads.py")
+         .read_text(), wide),
         ("55 split-K 32x1024x32 S=8", _source("matmul_split_k.py"), split),
     ]
 

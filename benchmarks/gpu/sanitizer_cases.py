@@ -66,6 +66,19 @@ def warp_exchange_syncwarp(a, out):
     out[t] = sh[31 - t]
 
 
+@cuda.jit(lineinfo=True)
+def shfl_outside_mask(a, out):
+    t = cuda.threadIdx.x
+    out[t] = cuda.shfl_down_sync(0x0000FFFF, a[t], 1)  # all 32 lanes execute it, the mask names lanes 0-15
+
+
+@cuda.jit(lineinfo=True)
+def shfl_mask_names_idle_lanes(a, out):
+    t = cuda.threadIdx.x
+    if t < 16:
+        out[t] = cuda.shfl_down_sync(0xFFFFFFFF, a[t], 1)  # the mask names 32 lanes, 16 execute it
+
+
 def _vec(n):
     return np.arange(n, dtype=np.float32), np.zeros(n, np.float32)
 
@@ -79,6 +92,9 @@ CASES = {
     "divergent_barrier": (divergent_barrier, 1, 32, lambda: _vec(32), "synccheck", "BarrierDivergence"),
     "warp_exchange_no_syncwarp": (warp_exchange_no_syncwarp, 1, 32, lambda: _vec(32), "racecheck", "DataRace"),
     "warp_exchange_syncwarp": (warp_exchange_syncwarp, 1, 32, lambda: _vec(32), "racecheck", None),
+    "shfl_outside_mask": (shfl_outside_mask, 1, 32, lambda: _vec(32), "synccheck", "BarrierDivergence"),
+    "shfl_mask_names_idle_lanes": (shfl_mask_names_idle_lanes, 1, 32, lambda: _vec(32), "synccheck",
+                                   "BarrierDivergence"),
 }
 
 

@@ -6,11 +6,13 @@ through ``numba_cuda_mlir.cuda``, runs on gpusim, in this process and its childr
 * the environment: ``GPUSIM_CUDASIM=1`` (or ``strict``), read at interpreter start by the ``.pth`` hook that
   installing gpusim puts in site-packages;
 * code: ``gpusim.install()`` before ``numba.cuda`` is imported (a project's ``conftest.py``);
-* pytest: ``pytest --gpusim`` (``--gpusim-strict``, ``--gpusim-faults=race=off``).
+* pytest: ``pytest --gpusim`` (``--gpusim-strict``, ``--gpusim-faults=raise``).
 
 ``mode``: ``"fallback"`` runs a kernel gpusim cannot run on numba's simulator and says so once per kernel;
 ``"strict"`` makes it an error. ``faults``: the policy for faults gpusim finds (``policy.FaultPolicy``): by
-default each is raised, as the gpusim fault it is, worded as numba's simulator words a thread's exception.
+default a data race or a read of uninitialised shared memory is reported on stderr (once per kernel and kind)
+and every other fault is raised, as the gpusim fault it is, worded as numba's simulator words a thread's
+exception; ``faults="raise"`` raises them all.
 
 The start-up half lives in the top-level ``_gpusim_cudasim`` package so that it costs nothing until a kernel
 module imports numba.cuda; the launch path is ``adapter.py``.

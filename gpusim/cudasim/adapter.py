@@ -10,7 +10,9 @@ the simulator drops. A launch:
    with scalars cast to the eager signature's types where there is one;
 2. runs ``gpusim.launch`` on a copy of the kernel whose global and closure arrays are frozen at its first
    launch (numba compiles them in as constants);
-3. raises the first fault the policy says to raise (``policy.as_raised``), or copies the results back.
+3. writes what the kernel printed to stdout and a line on stderr for each fault the policy reports (once per
+   kernel and kind), then raises the first fault the policy says to raise (``policy.as_raised``), or copies
+   the results back.
 
 A kernel gpusim cannot run — a compile error, an argument it does not take, a Python error in gpusim's code
 for it — is an error in ``strict`` mode; in ``fallback`` mode any device array gpusim wrote is restored, numba's
@@ -31,9 +33,11 @@ from typing import Any
 
 import numpy as np
 
+from ..frontend.compiler import DEBUG_MARK
 from ..frontend.names import CapturedDeviceArray
-from ..launch import launch
-from .policy import FaultPolicy, as_raised, is_limitation
+from ..frontend.source import remember_exec_sources
+from ..launch import cooperative_max_blocks, launch
+from .policy import FaultPolicy, as_raised, is_limitation, kind_of, report_line
 
 
 @dataclass
@@ -46,6 +50,8 @@ class Stats:
     fallback_seconds: float = 0.0
     #: "kernel (file:line)" -> why gpusim could not run it (the first reason seen)
     fallbacks: dict[str, str] = field(default_factory=dict)
+    #: (kernel, kind) -> the line written for the first fault of that kind the policy reports (``policy``)
+    reported: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 @dataclass
@@ -71,6 +77,7 @@ def attach(mode: str = "fallback", faults: str | None = None) -> None:
                            "in for: set NUMBA_ENABLE_CUDASIM=1 (or call gpusim.install()) before numba.cuda is "
                            "imported")
     _settings.mode, _settings.policy = mode, policy
+    remember_exec_sources()  # kernels built by exec of a string (numba reads bytecode; gpusim reads source)
     if _patched:
         return
     from numba.cuda import simulator
@@ -98,8 +105,10 @@ def attach(mode: str = "fallback", faults: str | None = None) -> None:
         return keep_signature
 
     functools.update_wrapper(jit, original_jit)
-    _patched.update(call=original_call, jit=original_jit)
+    _patched.update(call=original_call, jit=original_jit,
+                    cooperative=kernel.FakeOverload.max_cooperative_grid_blocks)
     cls.__call__ = __call__
+    kernel.FakeOverload.max_cooperative_grid_blocks = _max_cooperative_grid_blocks
     for mod in (api, simulator, sys.modules["numba.cuda"]):  # still being imported: not yet numba's attribute
         if getattr(mod, "jit", None) is original_jit:
             mod.jit = jit
@@ -113,16 +122,24 @@ def detach() -> None:
     from numba.cuda.simulator import api, kernel
 
     kernel.FakeCUDAKernel.__call__ = _patched["call"]
+    kernel.FakeOverload.max_cooperative_grid_blocks = _patched["cooperative"]
     for mod in (api, simulator, sys.modules["numba.cuda"]):
         if getattr(mod, "jit", None) is not None and getattr(mod.jit, "__wrapped__", None) is _patched["jit"]:
             mod.jit = _patched["jit"]
     _patched.clear()
 
 
+def _max_cooperative_grid_blocks(self: Any, blockdim: Any) -> int:
+    """How many blocks of ``blockdim`` threads a cooperative (grid-synchronised) launch may have on gpusim: as
+    many as the GPU holds at once (numba's simulator says 1: it cannot sync blocks)."""
+    threads = int(np.prod(blockdim)) if isinstance(blockdim, tuple) else int(blockdim)
+    return cooperative_max_blocks(threads)
+
+
 def stats() -> Stats:
     """A copy of this process's counts so far."""
     return Stats(_stats.gpusim_launches, _stats.gpusim_seconds, _stats.fallback_launches, _stats.fallback_seconds,
-                 dict(_stats.fallbacks))
+                 dict(_stats.fallbacks), dict(_stats.reported))
 
 
 # ---------------------------------------------------------------------------------------------- a launch
@@ -150,6 +167,8 @@ def _launch(kernel: Any, args: tuple, original_call: Any) -> Any:
         return _cannot_run(kernel, limitation, limitation, args, original_call, saved, t0)
     fault = _settings.policy.first_to_raise(report.faults)
     _stats.gpusim_launches += 1
+    _write_output(report)
+    _report(kernel, _settings.policy.to_report(report.faults))
     try:
         if fault is not None:
             raise as_raised(fault) from None
@@ -158,6 +177,23 @@ def _launch(kernel: Any, args: tuple, original_call: Any) -> Any:
     finally:
         _stats.gpusim_seconds += time.perf_counter() - t0
     return None
+
+
+def _write_output(report: Any) -> None:
+    """What the kernel printed, to stdout, as numba's simulator prints it (and a GPU, at the next sync)."""
+    if report.output:
+        sys.stdout.write("".join(rec.text + "\n" for rec in report.output))
+    if report.output_dropped:
+        sys.stderr.write(f"gpusim: {report.output_dropped} more lines printed by the kernel were not kept\n")
+
+
+def _report(kernel: Any, faults: list) -> None:
+    """One line on stderr for the first fault of each kind the policy reports, per kernel."""
+    for f in faults:
+        key = (_where(kernel), kind_of(f))
+        if key not in _stats.reported:
+            line = _stats.reported[key] = report_line(key[0], f)
+            sys.stderr.write(line + "\n")
 
 
 def _cannot_run(kernel: Any, error: Exception, fault: Any, args: tuple, original_call: Any, saved: list,
@@ -208,9 +244,13 @@ def _move_arguments(kernel: Any, args: tuple, retr: list) -> list:
 
 
 def _unwrap(value: Any) -> Any:
-    """A simulator device array -> the NumPy array it holds; anything else as it is."""
+    """A simulator device array -> the NumPy array it holds (inside tuples too); anything else as it is."""
     from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
 
+    if type(value) is tuple:
+        return tuple(_unwrap(v) for v in value)
+    if isinstance(value, tuple) and hasattr(type(value), "_fields"):  # a namedtuple: the same type back
+        return type(value)(*(_unwrap(v) for v in value))
     return value._ary if isinstance(value, FakeCUDAArray) else value
 
 
@@ -223,25 +263,46 @@ def _is_signature(obj: Any) -> bool:
 def _cast_to_signature(kernel: Any, values: list) -> list:
     """Scalars as the eager signature's types, as numba converts them (one signature only: with a list numba
     picks by the arguments' types, and gpusim already specialises on those)."""
-    sig = getattr(kernel, "_gpusim_signature", None)
-    if sig is None or isinstance(sig, list):
+    casts = getattr(kernel, "_gpusim_casts", None)
+    if casts is None:
+        casts = kernel._gpusim_casts = _signature_casts(getattr(kernel, "_gpusim_signature", None))
+    if not casts:
         return values
+    out = list(values)
+    for i, (v, dtype) in enumerate(zip(values, casts)):
+        if dtype is not None and not isinstance(v, np.ndarray):
+            try:
+                out[i] = _converted(v, dtype)
+            except (TypeError, ValueError, OverflowError):
+                pass
+    return out
+
+
+def _signature_casts(sig: Any) -> tuple:
+    """For each parameter of an eager signature, the dtype its scalar argument is converted to (None: as it
+    is); empty without a signature, with a list of them, or with one numba itself would reject (numba's to
+    report). Found once per kernel."""
+    if sig is None or isinstance(sig, list):
+        return ()
     from numba.cuda import types as nbtypes
     from numba.cuda.core.sigutils import normalize_signature
     from numba.cuda.np.numpy_support import as_dtype
 
     try:
         argtypes, _ = normalize_signature(sig)
-    except Exception:  # a signature numba itself would reject is numba's to report
-        return values
-    out = list(values)
-    for i, (v, ty) in enumerate(zip(values, argtypes)):
-        if isinstance(ty, (nbtypes.Integer, nbtypes.Float, nbtypes.Boolean)) and not isinstance(v, np.ndarray):
-            try:
-                out[i] = as_dtype(ty).type(v)
-            except (TypeError, ValueError, OverflowError):
-                pass
-    return out
+    except Exception:
+        return ()
+    return tuple(as_dtype(ty) if isinstance(ty, (nbtypes.Integer, nbtypes.Float, nbtypes.Boolean)) else None
+                 for ty in argtypes)
+
+
+def _converted(value: Any, dtype: np.dtype) -> Any:
+    """A scalar argument as numba passes it for a signature's type: a Python int that does not fit wraps, as
+    the C conversion numba emits does (``0xFFFFFFFF`` for an ``int32`` is -1)."""
+    if isinstance(value, int) and not isinstance(value, bool) and dtype.kind in "iu":
+        wide = np.int64(value) if -(1 << 63) <= value < (1 << 63) else np.uint64(value)
+        return wide.astype(dtype)
+    return dtype.type(value)
 
 
 def _frozen(kernel: Any) -> Any:
@@ -255,7 +316,8 @@ def _frozen(kernel: Any) -> Any:
     fn = kernel.py_func
     names = set(fn.__code__.co_names)
     cells = fn.__closure__ or ()
-    if any(_as_compiled(fn.__globals__.get(n)) is not None for n in names) or any(
+    debug = bool(getattr(kernel, "_debug", False))
+    if debug or any(_as_compiled(fn.__globals__.get(n)) is not None for n in names) or any(
             _as_compiled(_cell_value(c)) is not None for c in cells):
         glob = dict(fn.__globals__)
         for n in names:
@@ -264,6 +326,8 @@ def _frozen(kernel: Any) -> Any:
         closure = tuple(c if (v := _as_compiled(_cell_value(c))) is None else types.CellType(v) for c in cells)
         func = types.FunctionType(fn.__code__, glob, fn.__name__, fn.__defaults__, closure or None)
         func.__kwdefaults__, func.__qualname__, func.__module__ = fn.__kwdefaults__, fn.__qualname__, fn.__module__
+        if debug:  # compiled as numba-cuda's debug=True: divisions by zero raise (a copy: the same py_func
+            setattr(func, DEBUG_MARK, True)  # may also be jitted without debug)
     else:
         func = fn
     kernel._gpusim_frozen = func

@@ -16,10 +16,26 @@ import numpy as np
 from ..device import FULL_MASK
 from ..faults import KernelCompileError
 from ..ir import nodes as N
-from ..ir.types import BOOL, INT32, INT64, UINT32, Array, Scalar, Tuple, scalar
+from ..ir.types import BOOL, INT32, INT64, UINT32, Array, Record, Scalar, Tuple, record, scalar
+from ..ir.walk import walk_exprs
 from . import typing as ty
 from .constants import dtype_from_string
-from .names import BuiltinRef, ConstArrayRef, CudaRef, DeviceFnRef, DTypeRef, MathRef
+from .libdevice import libdevice_call
+from .names import (
+    MATH_CONSTS,
+    BuiltinRef,
+    CmathRef,
+    ConstArrayRef,
+    CudaRef,
+    DeviceFnRef,
+    DTypeRef,
+    MathRef,
+    OperatorRef,
+    OtherRef,
+)
+from .numeric_calls import FP16_ARITY
+from .ufuncs import UFUNCS
+from .vectors import VECTOR_TYPES
 
 
 def _signature(spec: str) -> inspect.Signature:
@@ -56,8 +72,55 @@ CALL_SIGNATURES: dict[str, tuple[inspect.Signature, bool]] = {
     "atomic.cas": (_signature("ary, idx, old, val"), False),
     "atomic.compare_and_swap": (_signature("ary, old, val"), False),
 }
-_BUILTIN_ARITY = {"abs": (1, 1), "int": (1, 1), "float": (1, 1), "bool": (1, 1), "len": (1, 1), "round": (1, 2),
-                  "divmod": (2, 2), "min": (2, None), "max": (2, None)}
+CALL_SIGNATURES.update({f"fp16.{k}": (_signature(", ".join("abc"[:n])), False) for k, n in FP16_ARITY.items()})
+_BUILTIN_ARITY = {"complex": (1, 2), "pow": (2, 2), "abs": (1, 1), "int": (1, 1), "float": (1, 1), "bool": (1, 1),
+                  "len": (1, 1), "round": (1, 2), "divmod": (2, 2), "min": (2, None), "max": (2, None)}
+
+
+def _single_literal(tree: ast.FunctionDef, name: str) -> Any:
+    """The integer (or tuple of integers) a local is assigned, where it is assigned exactly once, by a plain
+    ``name = literal`` statement, and is not a parameter; else None."""
+    if name in {a.arg for a in tree.args.args}:
+        return None
+    stores = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
+    if len(stores) != 1:
+        return None
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and n.targets[0] is stores[0]:
+            v = n.value
+            if isinstance(v, ast.Constant) and isinstance(v.value, int) and not isinstance(v.value, bool):
+                return v.value
+            if isinstance(v, ast.Tuple) and v.elts and all(isinstance(e, ast.Constant) and isinstance(e.value, int)
+                                                           and not isinstance(e.value, bool) for e in v.elts):
+                return tuple(e.value for e in v.elts)
+    return None
+
+
+def _needs_constant(tree: ast.FunctionDef) -> set[str]:
+    """The parameters of a device function whose value must be a compile-time constant: named in the shape of
+    a ``cuda.shared.array``/``cuda.local.array`` (``shape=(n, m)`` too), passed on, as a whole argument, to
+    another call (whose callee may need it so), or the whole condition of an ``if`` (numba prunes the branch a
+    literal condition rules out before it types the function: the other branch may not type)."""
+    params = {a.arg for a in tree.args.args}
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.If, ast.IfExp)):  # numba prunes the branch a literal condition never takes
+            test = node.test.operand if isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not) \
+                else node.test
+            if isinstance(test, ast.Name) and test.id in params:
+                found.add(test.id)
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        is_decl = isinstance(f, ast.Attribute) and f.attr == "array" and isinstance(f.value, ast.Attribute) \
+            and f.value.attr in ("shared", "local")
+        if is_decl:
+            shape = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "shape"), None)
+            names = [shape] + (list(shape.elts) if isinstance(shape, ast.Tuple) else [])
+        else:
+            names = list(node.args) + [k.value for k in node.keywords]
+        found.update(n.id for n in names if isinstance(n, ast.Name) and n.id in params)
+    return found
 
 
 class CallLowering:
@@ -106,11 +169,21 @@ class CallLowering:
                 self.bind(path, node)
                 return [N.Fence({"threadfence": "device", "threadfence_block": "block",
                                  "threadfence_system": "system"}[path], line=line)]
+        if isinstance(ref, OtherRef) and ref.module == "numpy" and ref.attr in UFUNCS:
+            done = self.ufunc_call(ref.attr, node)
+            return done if isinstance(done, list) else [N.ExprStmt(done, line=line)]
+        if ref is None and (synced := self.group_sync(node)) is not None:
+            return synced
         e = self.call(node, used=False)
         return [] if e is None else [N.ExprStmt(e, line=line)]
 
     def call(self, node: ast.Call, used: bool) -> N.Expr | None:
         ref = self.resolve(node.func)
+        if ref is None and isinstance(node.func, ast.Attribute) and node.func.attr in ("bit_count", "conjugate") \
+                and not node.args and not node.keywords:
+            return self.bit_count(node) if node.func.attr == "bit_count" else self.conjugate(node)
+        if ref is None and isinstance(node.func, ast.Attribute) and node.func.attr in ("reshape", "view"):
+            return self.reshape(node) if node.func.attr == "reshape" else self.reinterpret(node)
         if ref is None:
             raise self.error(node, f"{ast.unparse(node.func)}() is not a device function or supported intrinsic")
         if isinstance(ref, DeviceFnRef):
@@ -123,27 +196,115 @@ class CallLowering:
             return self.type_cast(ref.dtype, node)
         if isinstance(ref, BuiltinRef):
             return self.builtin_call(ref.name, node)
+        if isinstance(ref, OperatorRef):
+            return self.operator_call(ref.name, node)
+        if isinstance(ref, CmathRef):
+            return self.cmath_call(ref.name, node)
+        if isinstance(ref, OtherRef) and ref.module == "numpy" and ref.attr in UFUNCS:
+            done = self.ufunc_call(ref.attr, node)
+            if isinstance(done, list):
+                raise self.error(node, f"np.{ref.attr}() with an output array returns nothing in a kernel: call it "
+                                       "as a statement")
+            return done
         raise self.error(node, f"{ast.unparse(node.func)}() is not supported in a kernel")
 
     # -- device functions -----------------------------------------------------------------------------------
     def device_call(self, ref: DeviceFnRef, node: ast.Call) -> N.Expr | None:
         func = ref.func
         try:
-            params = list(inspect.signature(func).parameters)
-            bound = inspect.signature(func).bind(*node.args, **{k.arg: k.value for k in node.keywords})
+            signature = inspect.signature(func)
+            params = list(signature.parameters)
+            bound = signature.bind(*self.spread(node), **{k.arg: k.value for k in node.keywords})
         except (TypeError, ValueError) as e:
             raise self.error(node, f"{func.__name__}() takes {func.__code__.co_argcount} arguments: {e}",
                              KernelCompileError) from None
-        args = [self.expr(bound.arguments[p]) for p in params if p in bound.arguments]
-        if len(args) != len(params):
-            raise self.error(node, f"{func.__name__}() takes {len(params)} arguments, {len(args)} given",
+        for p, param in signature.parameters.items():
+            if p in bound.arguments:
+                if param.kind == param.VAR_POSITIONAL:  # *args: one tuple of the extra arguments
+                    bound.arguments[p] = ast.Tuple(list(bound.arguments[p]), ast.Load(), lineno=node.lineno,
+                                                   col_offset=node.col_offset)
+            elif param.kind == param.VAR_POSITIONAL:
+                bound.arguments[p] = ast.Tuple([], ast.Load(), lineno=node.lineno, col_offset=node.col_offset)
+            elif param.default is not param.empty:  # a default value: a literal where the function is defined
+                bound.arguments[p] = ast.Constant(param.default, lineno=node.lineno, col_offset=node.col_offset)
+        if len(bound.arguments) != len(params):
+            raise self.error(node, f"{func.__name__}() takes {len(params)} arguments, {len(bound.arguments)} given",
                              KernelCompileError)
-        callee = self.builder.callee(func, tuple(a.type for a in args), node, self)
+        tree = self.builder.source(func).tree
+        reassigned = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        constant = _needs_constant(tree) - reassigned
+        args, statics = [], []
+        for p in params:
+            arg = bound.arguments[p]
+            fixed = self.static_arg(arg, literal=p in constant)
+            if fixed is not None:
+                statics.append((p, fixed))
+            else:
+                args.append(self.expr(arg))
+        callee = self.builder.callee(func, tuple(a.type for a in args), node, self, tuple(statics))
         return N.Call(callee.name, args, type=callee.return_type, line=node.lineno)
+
+    def spread(self, node: ast.Call) -> list[ast.AST]:
+        """A call's positional arguments, ``*t`` of a tuple spread into one argument per item (``t[0]``, ...)."""
+        out: list[ast.AST] = []
+        for a in node.args:
+            if not isinstance(a, ast.Starred):
+                out.append(a)
+                continue
+            t = self.expr(a.value)
+            if not isinstance(t.type, Tuple):
+                raise self.error(a, f"*-unpacking of a {t.type}: only a tuple spreads into arguments in a kernel")
+            if isinstance(a.value, ast.Tuple):
+                out.extend(a.value.elts)
+                continue
+            out.extend(ast.Subscript(a.value, ast.Constant(k, lineno=a.lineno, col_offset=a.col_offset), ast.Load(),
+                                     lineno=a.lineno, col_offset=a.col_offset) for k in range(len(t.type.items)))
+        return out
+
+    def static_arg(self, node: ast.AST, literal: bool) -> Any:
+        """What a device function's argument is at compile time, where numba specialises the callee on it: a
+        function, intrinsic or dtype passed as a value (numba types it as a ``Function``/``NumberClass`` of that
+        one object), or, where ``literal``, an integer or bool literal or a tuple of integer literals (numba's
+        ``IntegerLiteral``, ``BooleanLiteral``, a tuple of them: what ``cuda.shared.array`` needs as a shape).
+        None for a runtime value.
+
+        numba specialises on every literal; gpusim does only for the parameters whose value must be known at
+        compile time (``_needs_constant``): elsewhere a literal and a runtime int64 behave the same, and one
+        specialisation serves every call."""
+        if isinstance(node, ast.Constant):
+            v = node.value
+            return v if isinstance(v, (bool, int)) and literal else None
+        if isinstance(node, ast.Tuple):
+            items = [self.static_arg(e, literal) for e in node.elts]
+            if items and all(isinstance(v, int) and not isinstance(v, bool) for v in items):
+                return tuple(items)
+            return None
+        if not isinstance(node, (ast.Name, ast.Attribute)):
+            return None
+        ref = self.resolve(node)
+        if ref is None:
+            return None
+        if isinstance(ref, (DeviceFnRef, DTypeRef, BuiltinRef, OperatorRef)) or (
+                isinstance(ref, CudaRef) and ref.path in CALL_SIGNATURES) or (
+                isinstance(ref, MathRef) and ref.name not in MATH_CONSTS):
+            return ref
+        if not literal:
+            return None
+        if isinstance(ref, (bool, int)) and not isinstance(ref, np.generic):
+            return ref
+        if isinstance(ref, tuple) and ref and all(isinstance(v, int) and not isinstance(v, bool) for v in ref):
+            return ref
+        return None
 
     # -- cuda ---------------------------------------------------------------------------------------------------
     def cuda_call(self, path: str, node: ast.Call, used: bool) -> N.Expr | None:
         line = node.lineno
+        if path.startswith("libdevice."):
+            return libdevice_call(self, path[len("libdevice."):], node)
+        if path == "cg.this_grid":
+            return self.this_grid(node)
+        if path in VECTOR_TYPES:
+            return self.vector_make(path, node)
         if path not in CALL_SIGNATURES:
             raise self.error(node, f"cuda.{path} is not supported by gpusim")
         if path in _SHUFFLES and (len(node.args) > 3 or any(k.arg == "width" for k in node.keywords)):
@@ -186,6 +347,8 @@ class CallLowering:
             kind = path[len("match_"):-len("_sync")]
             t = INT32 if kind == "any" else Tuple((INT32, BOOL))
             return N.Match(kind, mask, value, type=t, line=line)
+        if path.startswith("fp16."):
+            return self.fp16_call(path[len("fp16."):], [self.value_arg(args, k) for k in "abc" if k in args], node)
         if path == "activemask":
             return N.ActiveMask(type=UINT32, line=line)
         if path == "lanemask_lt":
@@ -327,7 +490,7 @@ class CallLowering:
         if isinstance(align, ast.AST) and not (isinstance(align, ast.Constant) and (
                 align.value is None or isinstance(align.value, int))):
             raise self.error(align, "alignment must be a constant integer")
-        st = self.kernel_scalar(dtype, dtype_node)
+        st = self.kernel_element(dtype, dtype_node)
         decl = self.builder.new_decl()
         if ref.path == "shared.array":
             dynamic = tuple(shape) == (0,)
@@ -337,9 +500,13 @@ class CallLowering:
                 Array(st, len(shape), "C", "local"))
 
     def const_value(self, node: ast.AST, tuples: bool = False) -> Any:
-        """A compile-time number: a literal, or a name or attribute of a module constant (else None)."""
+        """A compile-time number: a literal, a local assigned once, from a literal (``N = 100``: numba's
+        constant inference sees through it), or a name or attribute of a module constant (else None)."""
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
             return node.value
+        if isinstance(node, ast.Name) and node.id in self.locals:
+            v = _single_literal(self.tree, node.id)
+            return v if v is not None and (tuples or not isinstance(v, tuple)) else None
         if isinstance(node, (ast.Name, ast.Attribute)):
             ref = self.resolve(node)
             if isinstance(ref, (bool, int, float, np.integer, np.floating)) or (tuples and isinstance(ref, tuple)):
@@ -362,9 +529,26 @@ class CallLowering:
 
     # -- math, builtins, casts ---------------------------------------------------------------------------------
     def plain_args(self, what: str, node: ast.Call) -> list[N.Expr]:
+        """The arguments' values; ``*t`` of a tuple spreads its items (``complex(*cmath.polar(z))``)."""
         if node.keywords:
             raise self.error(node, f"{what}() takes no keyword arguments in a kernel", KernelCompileError)
-        return [self.expr(a) for a in node.args]
+        out: list[N.Expr] = []
+        for a in node.args:
+            if not isinstance(a, ast.Starred):
+                out.append(self.expr(a))
+                continue
+            t = self.expr(a.value)
+            if not isinstance(t.type, Tuple):
+                raise self.error(a, f"*-unpacking of a {t.type}: only a tuple spreads into arguments in a kernel")
+            if isinstance(t, N.MakeTuple):
+                out.extend(t.items)
+                continue
+            # each item reads the tuple again: only where that costs no memory access and has no effect
+            if any(isinstance(x, (N.Load, N.Atomic, N.Call, N.Trap)) for x in walk_exprs(t)):
+                raise self.error(a, "*-unpacking of a tuple read from memory or made by a call: assign it to a "
+                                    "variable first")
+            out.extend(N.TupleItem(t, k, type=it, line=a.lineno) for k, it in enumerate(t.type.items))
+        return out
 
     def math_call(self, name: str, node: ast.Call) -> N.Expr:
         if name not in ty.MATH:
@@ -390,6 +574,15 @@ class CallLowering:
             raise self.error(node, f"cannot convert a {args[0].type} to {dtype}")
         return self.cast(args[0], self.kernel_scalar(dtype, node))
 
+    def kernel_element(self, dtype: np.dtype, node: ast.AST) -> Scalar | Record:
+        """The IR type of a shared or local array's elements: a scalar or a record (numba's record dtype)."""
+        if dtype.fields is None:
+            return self.kernel_scalar(dtype, node)
+        try:
+            return record(dtype)
+        except ValueError as e:
+            raise self.error(node, f"records whose {e} are not supported in a kernel") from None
+
     def kernel_scalar(self, dtype: np.dtype, node: ast.AST) -> Scalar:
         """The IR type of ``dtype``, or a compile error for one a kernel cannot hold (complex, datetime, ...)."""
         try:
@@ -404,6 +597,14 @@ class CallLowering:
             raise self.error(node, "range() can only be used in a for loop")
         if name == "print":
             raise self.error(node, "print() returns nothing: it cannot be used as a value")
+        if name == "tuple":  # tuple(t) of a tuple: its items (numba-cuda takes no other iterable here)
+            if len(node.args) != 1 or node.keywords:
+                raise self.error(node, "tuple() in a kernel takes one tuple")
+            t = self.expr(node.args[0])
+            if not isinstance(t.type, Tuple):
+                raise self.error(node, f"tuple() in a kernel takes a tuple, not a {t.type}")
+            items = [N.TupleItem(t, k, type=it, line=line) for k, it in enumerate(t.type.items)]
+            return N.MakeTuple(items, type=Tuple(t.type.items), line=line)
         lo, hi = _BUILTIN_ARITY[name]
         args = self.plain_args(name, node)
         if name in ("min", "max") and len(args) == 1:
@@ -422,6 +623,8 @@ class CallLowering:
         for a in args:
             if not isinstance(a.type, Scalar):
                 raise self.error(node, f"{name}() of a {a.type} is not supported in a kernel")
+        if name == "pow":  # pow(x, y) is x ** y (numba types both by the ** operator's cases)
+            return self.binary("pow", args[0], args[1], node)
         types_ = tuple(a.type for a in args)
         sig = ty.builtin(name, types_)
         if sig is None:
@@ -429,6 +632,12 @@ class CallLowering:
                              KernelCompileError)
         if name in ("int", "float", "bool"):
             return self.cast(args[0], sig.ret)
+        if name == "complex":
+            t = sig.ret
+            part = Scalar(f"float{t.bits // 2}")
+            if len(args) == 1:
+                return self.cast(args[0], t)
+            return N.Intrinsic("make_complex", [self.cast(a, part) for a in args], type=t, line=line)
         if name == "divmod":
             t = sig.args[0]
             a, b = (self.cast(x, t) for x in args)
@@ -474,6 +683,6 @@ class CallLowering:
         if isinstance(t, Tuple):
             for item in t.items:
                 self.printable(item, node)
-        elif not isinstance(t, Scalar):
+        elif not isinstance(t, Scalar) or t.is_complex:
             raise self.error(node, f"print() cannot print a {t} in a kernel (numbers, bools, strings and tuples of "
                                    "them only)")

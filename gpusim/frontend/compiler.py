@@ -15,6 +15,8 @@ threads compiling at once share nothing.
 from __future__ import annotations
 
 import ast
+import types
+import weakref
 from typing import Any
 
 import numpy as np
@@ -28,6 +30,9 @@ from .constants import fold_literals
 from .lower import FunctionLowering
 from .source import Source, func_globals, read_source
 
+#: a kernel function with this attribute set is compiled as numba-cuda's ``debug=True`` compiles it (the drop-in
+#: marks a copy of the function of a ``cuda.jit(debug=True)`` kernel)
+DEBUG_MARK = "__gpusim_debug__"
 #: device functions one kernel may reach through nested calls
 MAX_CALL_DEPTH = 10_000
 #: Python bytecode of one kernel or device function, and of a kernel with everything it calls, at most: about
@@ -35,6 +40,23 @@ MAX_CALL_DEPTH = 10_000
 #: before its source is read, in well under a second)
 MAX_FUNCTION_BYTECODE = 64 * 1024
 MAX_MODULE_BYTECODE = 256 * 1024
+
+
+#: code object -> {file: its parsed, folded source}: a tree the lowering only reads, so one parse serves every
+#: specialisation and every function object made from the code (a suite compiles one kernel for many dtypes)
+_PARSED: weakref.WeakKeyDictionary[types.CodeType, dict[str, Source]] = weakref.WeakKeyDictionary()
+
+
+def parsed_source(func: Any) -> Source:
+    """``read_source`` with the literals folded, once per code object and file."""
+    code = func.__code__
+    per_file = _PARSED.get(code)
+    src = per_file.get(code.co_filename) if per_file is not None else None
+    if src is None:
+        src = read_source(func)
+        fold_literals(src.tree)
+        _PARSED.setdefault(code, {})[code.co_filename] = src
+    return src
 
 
 class _NeedCallee(Exception):
@@ -47,7 +69,9 @@ class _NeedCallee(Exception):
 class Builder:
     """Lowers one kernel and everything it calls; one per compilation."""
 
-    def __init__(self) -> None:
+    def __init__(self, debug: bool = False) -> None:
+        #: numba-cuda's ``debug=True``: a division by zero raises (``frontend.exceptions.KernelZeroDivision``)
+        self.debug = debug
         self.done: dict[tuple, N.Function] = {}
         self.names: dict[str, int] = {}
         self.sources: dict[Any, Source] = {}
@@ -76,8 +100,11 @@ class Builder:
         self.decls += 1
         return self.decls
 
-    def callee(self, func: Any, arg_types: tuple[Type, ...], node: ast.AST, caller: FunctionLowering) -> N.Function:
-        key = (func, arg_types, False)
+    def callee(self, func: Any, arg_types: tuple[Type, ...], node: ast.AST, caller: FunctionLowering,
+               statics: tuple = ()) -> N.Function:
+        """The device function ``func`` typed for ``arg_types``, with the compile-time arguments ``statics``
+        (``(parameter, what it refers to)`` pairs) bound as constants."""
+        key = (func, arg_types, False, statics)
         fn = self.done.get(key)
         if fn is not None:
             return fn
@@ -88,8 +115,7 @@ class Builder:
         src = self.sources.get(func)
         if src is None:
             self.check_size(func)
-            src = read_source(func)
-            fold_literals(src.tree)
+            src = parsed_source(func)
             self.sources[func] = src
             self.globals[func] = func_globals(func)
         return src
@@ -108,12 +134,12 @@ class Builder:
                 "code: loop over the work instead", filename=code.co_filename, lineno=code.co_firstlineno)
 
     def lower_one(self, key: tuple) -> N.Function:
-        func, arg_types, is_kernel = key
+        func, arg_types, is_kernel, statics = key
         src = self.source(func)
         base = func.__name__
         n = self.names.get(base, 0)
         name = base if n == 0 else f"{base}#{n + 1}"
-        low = FunctionLowering(self, func, src, name, arg_types, is_kernel, self.globals[func])
+        low = FunctionLowering(self, func, src, name, arg_types, is_kernel, self.globals[func], statics)
         try:
             with np.errstate(all="ignore"):
                 fn = low.lower()
@@ -125,7 +151,7 @@ class Builder:
         return fn
 
     def build(self, func: Any, arg_types: tuple[Type, ...]) -> N.Module:
-        entry = (func, arg_types, True)
+        entry = (func, arg_types, True, ())
         stack = [entry]
         while stack:
             key = stack[-1]
@@ -157,11 +183,16 @@ class Builder:
         return module
 
 
-def compile_module(func: Any, arg_types: tuple[Type, ...]) -> N.Module:
-    """Front end and IR passes: the module every back end reads (raises ``KernelCompileError``)."""
+def compile_module(func: Any, arg_types: tuple[Type, ...], *, lowered: list | None = None) -> N.Module:
+    """Front end and IR passes: the module every back end reads (raises ``KernelCompileError``). ``lowered``,
+    if given, gets every Python function whose source was read, the kernel first (what the module depends on,
+    with the values their names are bound to: ``gpusim.kernel_cache``)."""
     func = getattr(func, "py_func", func)
     if len(arg_types) != func.__code__.co_argcount:
         raise KernelCompileError(f"kernel {func.__name__!r} takes {func.__code__.co_argcount} arguments, "
                                  f"{len(arg_types)} types given")
-    module = Builder().build(func, tuple(arg_types))
-    return analyse(contract(module))
+    builder = Builder(debug=bool(getattr(func, DEBUG_MARK, False)))
+    module = builder.build(func, tuple(arg_types))
+    if lowered is not None:
+        lowered.extend(builder.sources)
+    return analyse(contract(module, in_place=True))  # the module is this call's own: no copy

@@ -14,7 +14,7 @@ import operator
 
 import numpy as np
 
-from ..ir.types import BOOL, FLOAT64, INT64, UINT64, Scalar
+from ..ir.types import BOOL, COMPLEX128, FLOAT64, INT64, UINT64, Scalar
 
 _MAX_INT_BITS = 128  # CPython's MAX_INT_SIZE for folding * ** <<
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -73,7 +73,7 @@ def fold_literals(tree: ast.AST) -> None:
     _Folder().visit(tree)
 
 
-def literal_type(value: bool | int | float) -> Scalar | None:
+def literal_type(value: bool | int | float | complex) -> Scalar | None:
     """numba's type of a Python literal, or None for an integer that fits no 64-bit type."""
     if isinstance(value, (bool, np.bool_)):
         return BOOL
@@ -84,6 +84,8 @@ def literal_type(value: bool | int | float) -> Scalar | None:
         if 0 <= v < (1 << 64):
             return UINT64
         return None
+    if isinstance(value, complex):
+        return COMPLEX128
     return FLOAT64
 
 

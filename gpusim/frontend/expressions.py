@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import ast
 import builtins
+import enum
 from typing import Any
 
 import numpy as np
 
 from ..faults import KernelCompileError
 from ..ir import nodes as N
-from ..ir.types import BOOL, FLOAT64, INT64, NONE, Array, Scalar, Tuple, Type
+from ..ir.types import BOOL, FLOAT64, INT64, NONE, Array, RecordRef, Scalar, Tuple, Type
 from ..ir.values import convert, python_value
 from . import typing as ty
 from .constants import literal_type
+from .datetimes import DateTime
+from .enums import EnumClassRef, EnumMember, as_plain_int
 from .names import (
     BUILTINS,
     MATH_CONSTS,
@@ -26,12 +29,16 @@ from .names import (
     CudaRef,
     DeviceFnRef,
     DTypeRef,
+    IntEnumRef,
     MathRef,
     ModuleRef,
     OtherRef,
+    PyModuleRef,
+    attribute_chain,
     classify_global,
     qualified,
 )
+from .records import is_record_array
 
 
 class TypeConflict(Type):
@@ -74,9 +81,21 @@ class ExprLowering:
             return N.MakeTuple(items, type=t, line=e.line)
         if not (isinstance(t, Scalar) and isinstance(e.type, Scalar)):
             raise self.error(e.line, f"cannot convert a {e.type} to {t}", KernelCompileError)
+        if e.type.is_complex and not t.is_complex:
+            raise self.error(e.line, f"cannot convert a {e.type} to {t} (numba-cuda converts a complex number to a "
+                                     "real one nowhere: take its .real or abs())", KernelCompileError)
         if isinstance(e, N.Const):
             return N.Const(python_value(convert(e.type.dtype.type(e.value), t.dtype)), type=t, line=e.line)
         return N.Cast(e, type=t, line=e.line)
+
+    def once(self, e: N.Expr, out: list, line: int) -> N.Expr:
+        """``e`` as a value that can be read again without evaluating it again: itself for a variable or a
+        constant, else a temporary assigned it by a statement appended to ``out``."""
+        if isinstance(e, (N.Var, N.Const)):
+            return e
+        name = self.tmp()
+        out.append(N.Assign(name, e, line=line))
+        return N.Var(name, type=e.type, line=line)
 
     def truth(self, e: N.Expr, node: ast.AST) -> N.Expr:
         if e.type == BOOL:
@@ -94,7 +113,7 @@ class ExprLowering:
 
     # -- names ------------------------------------------------------------------------------------------------
     def global_ref(self, name: str, node: ast.AST) -> Any:
-        cache = self.builder.global_cache(self.func)
+        cache = self.builder.global_cache(self.cache_key)
         if name in cache:
             return cache[name]
         if name in self.globals:
@@ -114,20 +133,25 @@ class ExprLowering:
 
     def resolve(self, node: ast.AST) -> Any:
         """What a name or attribute chain on a global refers to; None for an expression on a local."""
-        parts: list[str] = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
+        node, parts = attribute_chain(node)
         if not isinstance(node, ast.Name) or node.id in self.locals:
             return None
-        parts.reverse()
         return qualified(self.global_ref(node.id, node), parts)
 
     def name_value(self, node: ast.Name) -> N.Expr:
         name = node.id
         if name in self.locals:
             if name not in self.env:
-                raise self.error(node, f"the local {name!r} is read before it is assigned", KernelCompileError)
+                if name in self.seen_types and not self.loops:
+                    # assigned on another path only: numba compiles it (an undefined value); a thread that
+                    # reads it is a fault at run time
+                    return N.Trap(f"the local {name!r} is read on a path where it was never assigned",
+                                  type=self.seen_types[name], line=node.lineno)
+                if not (self.loops and name in self.seen_types):
+                    raise self.error(node, f"the local {name!r} is read before it is assigned", KernelCompileError)
+                # assigned on another path of this loop, which an earlier iteration may have taken (numba
+                # types it so; a thread that reads it unassigned is a fault at run time)
+                return N.Var(name, type=self.seen_types[name], line=node.lineno)
             t = self.env[name]
             if isinstance(t, TypeConflict):
                 raise self.error(node, f"{name!r} holds a {t.a} on one path and a {t.b} on another (line "
@@ -137,6 +161,8 @@ class ExprLowering:
 
     def ref_value(self, ref: Any, node: ast.AST) -> N.Expr:
         line = node.lineno
+        if isinstance(ref, enum.Enum) and not isinstance(ref, int):
+            return self.enum_const(ref, node)
         if isinstance(ref, (bool, int, float, np.bool_, np.integer, np.floating)):
             if isinstance(ref, np.generic):  # a NumPy scalar keeps its type (numba: a typed constant)
                 t = Scalar(np.dtype(type(ref)).name)
@@ -158,18 +184,23 @@ class ExprLowering:
             if ref.name in MATH_CONSTS:
                 return N.Const(float(MATH_CONSTS[ref.name]), type=FLOAT64, line=line)
             raise self.error(node, f"math.{ref.name} is not supported in a kernel")
-        what = {DeviceFnRef: "a function", DTypeRef: "a type", ModuleRef: "a module", BuiltinRef: "a builtin",
+        what = {DeviceFnRef: "a function", DTypeRef: "a type", ModuleRef: "a module", PyModuleRef: "a module",
+                BuiltinRef: "a builtin",
                 OtherRef: "an object"}.get(type(ref), "an object")
         raise self.error(node, f"{ast.unparse(node)} is {what}: it cannot be used as a value here")
 
     def const_array(self, ref: ConstArrayRef, node: ast.AST) -> N.ConstArray:
         data = ref.array if ref.by_pointer else self.builder.frozen_array(ref.array)
-        if data.dtype.kind not in "biuf":
-            raise self.error(node, f"the module array {ref.name!r} has dtype {data.dtype}: a kernel reads numeric "
-                                   "arrays only")
         from ..ir.types import array_of
 
-        t = array_of(data, "const")
+        try:
+            if data.dtype.kind not in "biufc" and data.dtype.fields is None:
+                raise ValueError
+            t = array_of(data, "const")
+        except ValueError as e:
+            why = f" ({e})" if str(e) else ""
+            raise self.error(node, f"the module array {ref.name!r} has dtype {data.dtype}{why}: a kernel reads "
+                                   "arrays of numbers or of records of numbers only") from None
         return N.ConstArray(ref.name, data, by_pointer=ref.by_pointer, type=Array(t.dtype, t.ndim, "C", "const"),
                             line=node.lineno)
 
@@ -183,7 +214,7 @@ class ExprLowering:
             if isinstance(v, str):
                 raise self.error(node, "strings cannot be used in a kernel (except as print() arguments)")
             if isinstance(v, complex):
-                raise self.error(node, "complex numbers are not supported by gpusim yet")
+                return N.Const(v, type=literal_type(v), line=line)
             if v is None:
                 raise self.error(node, "None cannot be used as a value in a kernel")
             raise self.error(node, f"the constant {v!r} cannot be used in a kernel")
@@ -211,17 +242,27 @@ class ExprLowering:
         if isinstance(node, ast.Tuple):
             items = [self.expr(e) for e in node.elts]
             return N.MakeTuple(items, type=Tuple(tuple(i.type for i in items)), line=line)
+        if isinstance(node, ast.Starred):
+            raise self.error(node, "*-unpacking cannot be used in a kernel here (a tuple spreads into a builtin's "
+                                   "or a math function's arguments only)")
         if isinstance(node, ast.Slice):
-            raise self.error(node, "slicing arrays is not supported in a kernel")
+            raise self.error(node, "only arrays can be sliced in a kernel (not tuples or numbers)")
         raise self.error(node, f"{type(node).__name__} expressions are not supported in a kernel")
 
     def attribute(self, node: ast.Attribute) -> N.Expr:
         ref = self.resolve(node)
         if ref is not None:
             return self.ref_value(ref, node)
+        alias = self.dim3_alias(node.value)
+        if alias is not None and node.attr in ("x", "y", "z"):
+            return self.ref_value(CudaRef(f"{alias}.{node.attr}"), node)
         base = self.expr(node.value)
         t = base.type
         line = node.lineno
+        if isinstance(t, RecordRef):
+            return self.record_field(base, node, node.attr)
+        if is_record_array(t) and t.dtype.field(node.attr) is not None:
+            return self.field_view(base, t.dtype.field(node.attr), line)
         if isinstance(t, Array):
             if node.attr == "shape":
                 items = [N.ArrayShape(base, d, type=INT64, line=line) for d in range(t.ndim)]
@@ -230,17 +271,65 @@ class ExprLowering:
                 return N.ArraySize(base, type=INT64, line=line)
             if node.attr == "ndim":
                 return N.Const(t.ndim, type=INT64, line=line)
+            if node.attr in ("real", "imag") and isinstance(t.dtype, Scalar) and t.dtype.is_complex:
+                # a view of the parts (an atomic may update one: numba-cuda issue 8309)
+                part = Scalar(f"float{t.dtype.bits // 2}")
+                return N.FieldView(base, node.attr, type=Array(part, t.ndim, "A", t.space), line=line)
             raise self.error(node, f"the array attribute .{node.attr} is not supported in a kernel")
+        if isinstance(t, Scalar) and node.attr in ("real", "imag"):
+            return self.complex_part(base, node.attr, line)
+        if isinstance(t, Tuple) and t.fields is not None and node.attr in t.fields:  # a namedtuple's field
+            k = t.fields.index(node.attr)
+            return N.TupleItem(base, k, type=t.items[k], line=line)
         raise self.error(node, f"the attribute .{node.attr} is not supported in a kernel")
 
+    def dim3_alias(self, node: ast.AST) -> str | None:
+        """``"threadIdx"`` for a local ``tid`` that every assignment in the function sets to ``cuda.threadIdx``
+        (likewise blockIdx, blockDim, gridDim) and that is assigned on this path: numba-cuda types it as a
+        dim3, whose ``.x``/``.y``/``.z`` are the thread's own values."""
+        if not isinstance(node, ast.Name) or node.id not in self.env or node.id in self.params:
+            return None
+        aliases = self.__dict__.setdefault("_dim3_aliases", {})
+        if node.id not in aliases:
+            stores = [n for n in ast.walk(self.tree) if isinstance(n, ast.Name) and n.id == node.id
+                      and isinstance(n.ctx, ast.Store)]
+            sets = [n.value for n in ast.walk(self.tree) if isinstance(n, ast.Assign)
+                    and len(n.targets) == 1 and n.targets[0] in stores]
+            paths = {ref.path if isinstance(ref := self.resolve(v), CudaRef) else None for v in sets}
+            alias = paths.pop() if len(sets) == len(stores) and len(paths) == 1 else None
+            aliases[node.id] = alias if alias in _DIM3 else None
+        return aliases[node.id]
+
+    @staticmethod
+    def complex_part(z: N.Expr, part: str, line: int) -> N.Expr:
+        """``z.real`` / ``z.imag``: of a complex number, its part, a float of half its width; of a real number, the
+        number itself and a zero of its type (numba's rules)."""
+        t = z.type
+        if t.is_complex:
+            return N.Intrinsic(f"complex.{part}", [z], type=Scalar(f"float{t.bits // 2}"), line=line)
+        if part == "real":
+            return z
+        return N.Const(False if t.is_bool else 0.0 if t.is_float else 0, type=t, line=line)
+
     def subscript(self, node: ast.Subscript) -> N.Expr:
+        cls = self.resolve(node.value)
+        if isinstance(cls, (EnumClassRef, IntEnumRef)):
+            return self.enum_item(cls.cls, node)
         base = self.expr(node.value)
         line = node.lineno
+        if isinstance(base.type, RecordRef) or (is_record_array(base.type) and isinstance(
+                self.record_key(node), str)):
+            return self.record_subscript(base, node)
+        if isinstance(base.type, Array) and self.is_view_index(node, base.type):
+            return self.array_view(base, node)
         if isinstance(base.type, Array):
             index = self.index(node, base)
             if isinstance(index, N.Trap):
                 return index
-            return N.Load(base, index, type=base.type.dtype, line=line)
+            if is_record_array(base.type):
+                return self.record_element(base, index, line)
+            array, index = self.element_of(base, index)
+            return N.Load(array, index, type=base.type.dtype, line=line)
         if isinstance(base.type, Tuple):
             return self.tuple_item(base, node.slice, node)
         raise self.error(node, f"a {base.type} cannot be indexed")
@@ -271,7 +360,8 @@ class ExprLowering:
         line = node.lineno
         if isinstance(sl, ast.Slice) or (isinstance(sl, ast.Tuple) and any(isinstance(e, ast.Slice)
                                                                           for e in sl.elts)):
-            raise self.error(node, "slicing arrays is not supported in a kernel")
+            raise self.error(node, "a slice cannot be used here in a kernel (it makes a view: v = a[1:3], then "
+                                   "use v)")
         if isinstance(sl, ast.Tuple):
             comps = [self.expr(e) for e in sl.elts]
         else:
@@ -296,12 +386,18 @@ class ExprLowering:
         if len(out) != t.ndim:
             name = ast.unparse(node.value)
             raise self.error(node, f"array {name!r} has {t.ndim} dimension{'s' if t.ndim != 1 else ''} but is "
-                                   f"indexed with {len(out)} (a kernel reads or writes one element at a time: "
-                                   "slicing and views are not supported)")
+                                   f"indexed with {len(out)}", KernelCompileError)
         return out
 
     # -- operators ----------------------------------------------------------------------------------------------
     def binary(self, op: str, left: N.Expr, right: N.Expr, node: ast.AST) -> N.Expr:
+        if isinstance(left.type, EnumMember) or isinstance(right.type, EnumMember):
+            decided = self.enum_compare(op, left, right, node)
+            if decided is not None:
+                return decided
+            left, right = as_plain_int(left), as_plain_int(right)
+        if isinstance(left.type, DateTime) or isinstance(right.type, DateTime):
+            return self.datetime_binary(op, left, right, node)
         sym = N.SYMBOLS[op]
         if not (isinstance(left.type, Scalar) and isinstance(right.type, Scalar)):
             raise self.error(node, f"the operator {sym} is not supported on {left.type} and {right.type} in a "
@@ -312,9 +408,17 @@ class ExprLowering:
         ret = sig.ret
         line = getattr(node, "lineno", left.line)
         if op in N.COMPARE_OPS:
-            return N.Compare(op, self.cast(left, sig.args[0]), self.cast(right, sig.args[1]), type=BOOL, line=line)
+            a, b = self.cast(left, sig.args[0]), self.cast(right, sig.args[1])
+            if isinstance(a, N.Const) and isinstance(b, N.Const) and sig.args[0].kind in "biu":
+                # two integer constants (len(args) == 2 of a *args tuple): decided now, as numba prunes the branch
+                value = {"lt": a.value < b.value, "le": a.value <= b.value, "gt": a.value > b.value,
+                         "ge": a.value >= b.value, "eq": a.value == b.value, "ne": a.value != b.value}[op]
+                return N.Const(bool(value), type=BOOL, line=line)
+            return N.Compare(op, a, b, type=BOOL, line=line)
         exponent = sig.args[1] if op == "pow" and ret.is_float and sig.args[1].is_int else ret
-        return N.Binary(op, self.cast(left, ret), self.cast(right, exponent), type=ret, line=line)
+        divisor = self.cast(right, exponent)
+        value = N.Binary(op, self.cast(left, ret), divisor, type=ret, line=line)
+        return self.checked_division(op, divisor, value, line)
 
     def unary(self, node: ast.UnaryOp) -> N.Expr:
         operand = self.expr(node.operand)
@@ -378,11 +482,35 @@ class ExprLowering:
         return N.Select(cond, self.cast(a, t), self.cast(b, t), type=t, line=node.lineno)
 
     def compare(self, node: ast.Compare) -> N.Expr:
+        if isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            return self.identity(node)
         ops = [self.CMP_NAMES[type(o)] for o in node.ops]
         if len(ops) == 1:
             return self.binary(ops[0], self.expr(node.left), self.expr(node.comparators[0]), node)
         # a < b < c: each operand evaluated once, in order, and c only where a < b holds (Python's chain)
         return self.chain(self.expr(node.left), ops, node.comparators, node)
+
+    def identity(self, node: ast.Compare) -> N.Expr:
+        """``x is None`` (a value of a kernel is never None: False), ``b is True`` / ``b is False`` of a bool
+        (its value), and their ``is not``, as numba types them."""
+        left = self.expr(node.left)
+        negate = isinstance(node.ops[0], ast.IsNot)
+        other = node.comparators[0]
+        if not isinstance(other, ast.Constant):
+            right = self.expr(other)
+            same = self.enum_identity(left, right, negate, node)
+            if same is not None:
+                return same
+            raise self.error(node, f"`is` compares with None, True or False only in a kernel (or two enum "
+                                   f"members), not a {left.type} with a {right.type}")
+        want = other.value
+        line = node.lineno
+        if want is None:
+            return N.Const(negate, type=BOOL, line=line)
+        if left.type != BOOL:  # an int or a float is never the object True (numba: False)
+            return N.Const(negate, type=BOOL, line=line)
+        test = self.binary("ne" if negate else "eq", left, N.Const(want, type=BOOL, line=line), node)
+        return test
 
     def chain(self, left: N.Expr, ops: list[str], rest: list[ast.AST], node: ast.AST) -> N.Expr:
         line = node.lineno

@@ -18,17 +18,44 @@ from typing import TYPE_CHECKING, Any
 
 from ..faults import KernelCompileError, UnsupportedConstruct
 from ..ir import nodes as N
-from ..ir.types import INT64, NONE, Array, Scalar, Tuple, Type
+from ..ir.types import BOOL, INT64, NONE, Array, RecordRef, Scalar, Tuple, Type
 from . import typing as ty
+from .array_methods import ArrayMethodLowering
 from .calls import CallLowering
+from .closures import ClosureLowering
+from .datetimes import DateTimeLowering
+from .enums import EnumLowering
+from .exceptions import ExceptionLowering
 from .expressions import ExprLowering, TypeConflict
+from .groups import GroupLowering
+from .iteration import IterationLowering
+from .numeric_calls import NumericCallLowering
+from .records import RecordLowering, is_record_array
+from .slicing import SliceLowering
 from .source import Source
 from .subset import assigned_names, check_subset, error
+from .ufuncs import UfuncLowering
+from .vectors import VectorLowering
 
 if TYPE_CHECKING:
     from .compiler import Builder
 
 MAX_LOOP_ROUNDS = 12
+
+
+def leaf_name(name: str, path: tuple[int, ...]) -> str:
+    return f"{name}$" + "_".join(str(k) for k in path)
+
+
+def tuple_leaves(name: str, t: Type, path: tuple[int, ...] = ()) -> list[tuple[str, Type]]:
+    """The kernel parameters a tuple argument ``name`` of type ``t`` arrives as: its arrays and scalars, depth
+    first (``x$0``, ``x$1_0``, ...); the launch passes the argument's items in the same order."""
+    if not isinstance(t, Tuple):
+        return [(leaf_name(name, path), t)]
+    out: list[tuple[str, Type]] = []
+    for k, it in enumerate(t.items):
+        out.extend(tuple_leaves(name, it, path + (k,)))
+    return out
 
 
 @dataclass
@@ -37,11 +64,13 @@ class LoopContext:
     continue_envs: list[dict[str, Type]] = field(default_factory=list)
 
 
-class FunctionLowering(ExprLowering, CallLowering):
+class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLowering, IterationLowering,
+                       RecordLowering, SliceLowering, ClosureLowering, ArrayMethodLowering, EnumLowering,
+                       ExceptionLowering, GroupLowering, VectorLowering, DateTimeLowering):
     """Lowers one function for one tuple of argument types; ``builder`` supplies callees and globals."""
 
     def __init__(self, builder: Builder, func: Any, src: Source, key: str, arg_types: tuple[Type, ...],
-                 is_kernel: bool, globals_: dict[str, Any]):
+                 is_kernel: bool, globals_: dict[str, Any], statics: tuple = ()):
         self.builder = builder
         self.func = func
         self.src = src
@@ -49,10 +78,25 @@ class FunctionLowering(ExprLowering, CallLowering):
         self.is_kernel = is_kernel
         self.globals = globals_
         self.tree = src.tree
-        self.params = [a.arg for a in self.tree.args.args]
+        # compile-time arguments (functions, dtypes, integer literals and shapes passed to a device function)
+        # are constants of this specialisation, as numba types them: names like globals, not parameters
+        self.statics = statics
+        self.cache_key = (func, statics) if statics else func
+        fixed = dict(statics)
+        self.params = [a.arg for a in self.tree.args.args if a.arg not in fixed]
+        if self.tree.args.vararg is not None:  # *args: one tuple parameter (device functions only)
+            self.params.append(self.tree.args.vararg.arg)
         self.arg_types = arg_types
-        self.locals = assigned_names(self.tree)
+        self.locals = assigned_names(self.tree) - set(fixed)
+        cache = builder.global_cache(self.cache_key)
+        cache.update(fixed)
         self.env: dict[str, Type] = {}
+        #: the type each local was last assigned anywhere so far (a loop's later rounds see it at the head)
+        self.seen_types: dict[str, Type] = {}
+        #: locals assigned exactly once, from an integer constant: their value (``stores``)
+        self.constants: dict[str, N.Const] = {}
+        self._stores: dict[str, int] | None = None
+        self.at_top = True
         self.live = True
         self.loops: list[LoopContext] = []
         self.returns: list[N.Return] = []
@@ -63,6 +107,23 @@ class FunctionLowering(ExprLowering, CallLowering):
     def error(self, node: ast.AST | int, message: str, cls: type = UnsupportedConstruct) -> KernelCompileError:
         return error(self.src, node, message, cls)
 
+    def stores(self, name: str) -> int:
+        """How many times the function's own code assigns ``name`` (nested functions' assignments left out)."""
+        if self._stores is None:
+            counts: dict[str, int] = {}
+            stack = list(self.tree.body)
+            while stack:
+                n = stack.pop()
+                if isinstance(n, (ast.FunctionDef, ast.Lambda)):
+                    continue
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                    counts[n.id] = counts.get(n.id, 0) + 1
+                stack.extend(ast.iter_child_nodes(n))
+            for a in self.tree.args.args:
+                counts[a.arg] = counts.get(a.arg, 0) + 1
+            self._stores = counts
+        return self._stores.get(name, 0)
+
     def tmp(self) -> str:
         self.ntmp += 1
         return f"$t{self.ntmp}"
@@ -71,14 +132,23 @@ class FunctionLowering(ExprLowering, CallLowering):
     def lower(self) -> N.Function:
         tree = self.tree
         a = tree.args
-        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
-            raise self.error(tree, "kernel parameters must be plain names (no *args, **kwargs or defaults)")
+        if a.kwarg or a.kwonlyargs or a.posonlyargs or (self.is_kernel and (a.vararg or a.defaults)):
+            raise self.error(tree, "kernel parameters must be plain names (no *args, **kwargs or defaults; a device "
+                                   "function may take *args and defaults)")
         check_subset(self.src, tree)
-        params = []
+        params: list[N.Param] = []
+        prologue: list[N.Stmt] = []
         for name, t in zip(self.params, self.arg_types):
             self.env[name] = t
-            params.append(N.Param(name, t))
-        body = self.block(tree.body)
+            if self.is_kernel and isinstance(t, Tuple):
+                # a tuple argument arrives as its items, one parameter each (``tuple_leaves``), and is built
+                # again on entry: back ends see only arrays and scalars as kernel parameters
+                leaves = tuple_leaves(name, t)
+                params.extend(N.Param(n, lt) for n, lt in leaves)
+                prologue.append(N.Assign(name, self.rebuild_tuple(name, t, tree.lineno), line=tree.lineno))
+            else:
+                params.append(N.Param(name, t))
+        body = prologue + self.block(tree.body)
         ret: Type = NONE
         if not self.is_kernel:
             if self.live:  # the end is reachable: Python returns None there
@@ -88,6 +158,15 @@ class FunctionLowering(ExprLowering, CallLowering):
             ret = self.return_type()
         return N.Function(self.key, self.func.__name__, params, body, ret, self.is_kernel, self.src.filename,
                           tree.lineno)
+
+    @staticmethod
+    def rebuild_tuple(name: str, t: Tuple, line: int, path: tuple[int, ...] = ()) -> N.Expr:
+        items: list[N.Expr] = []
+        for k, it in enumerate(t.items):
+            sub = path + (k,)
+            items.append(FunctionLowering.rebuild_tuple(name, it, line, sub) if isinstance(it, Tuple)
+                         else N.Var(leaf_name(name, sub), type=it, line=line))
+        return N.MakeTuple(items, type=t, line=line)
 
     @staticmethod
     def last_line(tree: ast.AST) -> int:
@@ -119,6 +198,7 @@ class FunctionLowering(ExprLowering, CallLowering):
             if not self.live:
                 break  # dead code after return/break/continue: Python compiles it, but it never runs
             self.line = s.lineno
+            self.at_top = stmts is self.tree.body  # a statement every thread runs, once
             out.extend(self.stmt(s))
         return out
 
@@ -182,6 +262,10 @@ class FunctionLowering(ExprLowering, CallLowering):
             return [node]
         if isinstance(s, ast.Return):
             return self.return_stmt(s)
+        if isinstance(s, ast.FunctionDef):
+            return self.nested_def(s)
+        if isinstance(s, ast.Raise):
+            return self.raise_stmt(s)
         raise self.error(s, f"the statement {type(s).__name__} is not supported in a kernel")  # pragma: no cover
 
     def return_stmt(self, s: ast.Return) -> list[N.Stmt]:
@@ -190,8 +274,6 @@ class FunctionLowering(ExprLowering, CallLowering):
             if self.is_kernel:
                 raise self.error(s, "a kernel cannot return a value (write results to an array)")
             value = self.expr(s.value)
-            if isinstance(value.type, Array):
-                raise self.error(s, "a device function cannot return an array")
         node = N.Return(value, line=s.lineno)
         self.returns.append(node)
         self.live = False
@@ -207,6 +289,10 @@ class FunctionLowering(ExprLowering, CallLowering):
 
     # assignments ----------------------------------------------------------------------------------------
     def assign(self, target: ast.AST, value: ast.AST, line: int) -> list[N.Stmt]:
+        made = self.array_alloc(value, target) if isinstance(target, ast.Name) else None
+        if made is not None:  # x = np.zeros(...), x = a.copy()
+            self.env[target.id] = made[1]
+            return made[0]
         decl = self.array_decl(value, target) if isinstance(target, ast.Name) else None
         if decl is not None:
             self.env[target.id] = decl[1]
@@ -238,6 +324,12 @@ class FunctionLowering(ExprLowering, CallLowering):
     def assign_value(self, target: ast.AST, value: N.Expr, line: int) -> list[N.Stmt]:
         if isinstance(target, ast.Name):
             self.env[target.id] = value.type
+            self.seen_types[target.id] = value.type
+            if isinstance(value, N.Const) and isinstance(value.value, (bool, int)) and self.at_top \
+                    and self.stores(target.id) == 1:
+                # assigned once, an integer known now (nargs = len(args)): read as that constant, so a branch on
+                # it is decided at compile time, as numba prunes it
+                self.constants[target.id] = value
             return [N.Assign(target.id, value, line=line)]
         if isinstance(target, ast.Tuple):
             t = value.type
@@ -255,7 +347,24 @@ class FunctionLowering(ExprLowering, CallLowering):
                 out.extend(self.assign_value(tgt, N.TupleItem(value, k, type=t.items[k], line=line), line))
             return out
         if isinstance(target, ast.Subscript):
-            return self.store(target, value, line)
+            base = self.expr(target.value)
+            if isinstance(base.type, RecordRef):  # r['a'] = v, r[0] = v
+                key = self.record_key(target)
+                if key is None:
+                    raise self.error(target, "a record is indexed by a field name or a constant position",
+                                     KernelCompileError)
+                return self.field_store(base, target, key, value, line)
+            if is_record_array(base.type) and isinstance(self.record_key(target), str):
+                raise self.error(target, "a whole field of an array of records cannot be assigned in a kernel: "
+                                         "assign its elements")
+            if isinstance(base.type, Array) and self.is_view_index(target, base.type):
+                return self.slice_store(self.array_view(base, target), value, target, line)
+            return self.store(target, value, line, array=base)
+        if isinstance(target, ast.Attribute):
+            base = self.expr(target.value)
+            if isinstance(base.type, RecordRef):  # r.a = v
+                return self.field_store(base, target, target.attr, value, line)
+            raise self.error(target, f"the attribute .{target.attr} of a {base.type} cannot be assigned in a kernel")
         raise self.error(target, "this assignment target is not supported in a kernel")
 
     def store(self, target: ast.Subscript, value: N.Expr, line: int, index: list[N.Expr] | None = None,
@@ -271,6 +380,9 @@ class FunctionLowering(ExprLowering, CallLowering):
             index = self.index(target, array)
         if isinstance(index, N.Trap):
             return [N.ExprStmt(index, line=line)]
+        if is_record_array(array.type):  # ary[i] = rec: the whole record copied
+            return self.record_store(array, index, value, target, line)
+        array, index = self.element_of(array, index)
         if not isinstance(value.type, Scalar):
             raise self.error(target, f"cannot store a {value.type} into an element of a {array.type.dtype} array")
         return [N.Store(array, index, self.cast(value, array.type.dtype), line=line)]
@@ -294,22 +406,24 @@ class FunctionLowering(ExprLowering, CallLowering):
             index = self.index(s.target, array)
             if isinstance(index, N.Trap):
                 return [N.ExprStmt(index, line=line)]
-            stable = []
-            for e in index:  # the index is evaluated once, for the load and the store
-                if isinstance(e, (N.Var, N.Const)):
-                    stable.append(e)
-                else:
-                    name = self.tmp()
-                    out.append(N.Assign(name, e, line=line))
-                    stable.append(N.Var(name, type=e.type, line=line))
-            old = N.Load(array, stable, type=array.type.dtype, line=line)
+            stable = [self.once(e, out, line) for e in index]  # evaluated once, for the load and the store
+            if is_record_array(array.type):
+                raise self.error(s, "augmented assignment to a whole record")
+            at, at_index = self.element_of(array, stable)
+            old = N.Load(at, at_index, type=array.type.dtype, line=line)
             new = self.binary(op, old, self.expr(s.value), s)
             return out + self.store(s.target, new, line, index=stable, array=array)
+        if isinstance(s.target, ast.Attribute):  # r.a += v
+            out = []
+            base = self.once(self.expr(s.target.value), out, line)
+            if isinstance(base.type, RecordRef):
+                new = self.binary(op, self.record_field(base, s.target, s.target.attr), self.expr(s.value), s)
+                return out + self.field_store(base, s.target, s.target.attr, new, line)
         raise self.error(s, "this assignment target is not supported in a kernel")
 
     # control flow ---------------------------------------------------------------------------------------
     def if_stmt(self, s: ast.If) -> list[N.Stmt]:
-        cond = self.truth(self.expr(s.test), s.test)
+        cond = self.decided(self.truth(self.expr(s.test), s.test))
         if isinstance(cond, N.Const):  # a compile-time condition: only the branch taken is compiled
             return self.block(s.body if cond.value else s.orelse)
         env0 = dict(self.env)
@@ -322,6 +436,27 @@ class FunctionLowering(ExprLowering, CallLowering):
         self.live = live1 or live2
         self.env = self.merge(paths, s.lineno) if paths else env0
         return [N.If(cond, body, orelse, line=s.lineno)]
+
+    def decided(self, cond: N.Expr) -> N.Expr:
+        """``cond`` as a constant where it compares integers known now (a literal, a local assigned once at the
+        top level from one: ``nargs = len(args); if nargs == 2``), as numba prunes such a branch; else itself."""
+        def value(e: N.Expr):
+            if isinstance(e, N.Const):
+                return e.value
+            if isinstance(e, N.Var) and e.name in self.constants and self.constants[e.name].type == e.type:
+                return self.constants[e.name].value
+            if isinstance(e, N.Compare) and e.left.type.kind in "biu":
+                a, b = value(e.left), value(e.right)
+                if a is None or b is None:
+                    return None
+                return {"lt": a < b, "le": a <= b, "gt": a > b, "ge": a >= b, "eq": a == b, "ne": a != b}[e.op]
+            if isinstance(e, N.Unary) and e.op == "not":
+                v = value(e.operand)
+                return None if v is None else not v
+            return None
+
+        v = value(cond)
+        return N.Const(bool(v), type=BOOL, line=cond.line) if isinstance(v, (bool, int)) else cond
 
     def loop_body(self, header: dict[str, Type], lower_head, stmts: list[ast.stmt], line: int):
         """Lower a loop body until the types at its head are stable; returns (head, body, header env, ctx)."""
@@ -363,17 +498,17 @@ class FunctionLowering(ExprLowering, CallLowering):
                 self.fix_jumps(s.orelse, header, line)
 
     def for_stmt(self, s: ast.For) -> list[N.Stmt]:
-        if not isinstance(s.target, ast.Name):
-            raise self.error(s, "a range loop variable must be a plain name")
         it = s.iter
-        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
-                and it.func.id not in self.locals and "range" not in self.globals:
+        is_range = isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
+            and it.func.id not in self.locals and "range" not in self.globals
+        if is_range:
+            if not isinstance(s.target, ast.Name):
+                raise self.error(s, "a range loop variable must be a plain name")
             return self.range_loop(s)
-        values = self.iterable_tuple(it)
-        if values is None:
-            raise self.error(s, "only `for ... in range(...)` loops (and loops over a tuple) are supported in a "
-                                "kernel")
-        return self.tuple_loop(s, values)
+        values = self.iterable_tuple(it) if isinstance(s.target, ast.Name) else None
+        if values is not None:
+            return self.tuple_loop(s, values)
+        return self.iter_loop(s)  # arrays, enumerate, zip, unpacked targets (iteration.py)
 
     def range_loop(self, s: ast.For) -> list[N.Stmt]:
         call = s.iter

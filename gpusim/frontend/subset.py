@@ -10,7 +10,7 @@ from .source import Source
 
 
 def assigned_names(tree: ast.FunctionDef) -> set[str]:
-    names = {a.arg for a in tree.args.args}
+    names = {a.arg for a in tree.args.args} | ({tree.args.vararg.arg} if tree.args.vararg else set())
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             names.add(node.id)
@@ -18,13 +18,15 @@ def assigned_names(tree: ast.FunctionDef) -> set[str]:
 
 
 ALLOWED_STMTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.If, ast.For, ast.While, ast.Break, ast.Continue,
-                 ast.Return, ast.Expr, ast.Pass)
+                 ast.Return, ast.Expr, ast.Pass, ast.FunctionDef, ast.Raise)
 
 
 def check_subset(src: Source, tree: ast.FunctionDef) -> None:
-    """Reject constructs no kernel may contain, wherever they are (before anything is typed)."""
+    """Reject constructs no kernel may contain, wherever they are (before anything is typed). ``*t`` as a call's
+    argument is left to the lowering (a tuple spread into a builtin's or math function's arguments)."""
+    spread = {id(a) for n in ast.walk(tree) if isinstance(n, ast.Call) for a in n.args if isinstance(a, ast.Starred)}
     for node in ast.walk(tree):
-        if node is tree:
+        if node is tree or id(node) in spread:
             continue
         if type(node) in CONSTRUCT_NAMES:
             raise error(src, node, f"{CONSTRUCT_NAMES[type(node)]} cannot be used in a kernel")
@@ -33,9 +35,13 @@ def check_subset(src: Source, tree: ast.FunctionDef) -> None:
         if isinstance(node, (ast.For, ast.While)) and node.orelse:
             raise error(src, node, f"{'for' if isinstance(node, ast.For) else 'while'}/else is not supported "
                                    "in a kernel")
-        if isinstance(node, ast.Compare) and any(isinstance(o, (ast.In, ast.NotIn, ast.Is, ast.IsNot))
-                                                 for o in node.ops):
-            raise error(src, node, "`in` and `is` comparisons are not supported in a kernel")
+        if isinstance(node, ast.Compare) and any(isinstance(o, (ast.In, ast.NotIn)) for o in node.ops):
+            raise error(src, node, "`in` comparisons are not supported in a kernel")
+        if isinstance(node, ast.Compare) and any(isinstance(o, (ast.Is, ast.IsNot)) for o in node.ops) and not (
+                len(node.ops) == 1 and (not isinstance(node.comparators[0], ast.Constant)
+                                        or node.comparators[0].value in (None, True, False))):
+            # two values (``a is b``): the front end takes enum members only (frontend.enums)
+            raise error(src, node, "`is` compares with None, True or False only in a kernel")
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
             raise error(src, node, "the @ operator is not supported in a kernel")
         if isinstance(node, ast.Assign) and len(node.targets) != 1:

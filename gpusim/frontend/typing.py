@@ -22,6 +22,9 @@ import numpy as np
 
 from ..ir.types import (
     BOOL,
+    COMPLEX64,
+    COMPLEX128,
+    COMPLEXES,
     FLOAT16,
     FLOAT32,
     FLOAT64,
@@ -63,20 +66,24 @@ _RULES = [
     (INT16, FLOAT16, "unsafe", "unsafe"), (INT32, FLOAT32, "unsafe", "unsafe"),
     (INT64, FLOAT64, "safe", "unsafe"), (UINT64, FLOAT64, "safe", "unsafe"),
     (FLOAT16, FLOAT32, "promote", "unsafe"), (FLOAT32, FLOAT64, "promote", "unsafe"),
+    (FLOAT32, COMPLEX64, "safe", "unsafe"), (FLOAT64, COMPLEX128, "safe", "unsafe"),
+    (COMPLEX64, COMPLEX128, "promote", "unsafe"),
 ]
+_ALL = SCALARS + COMPLEXES
 
 
 def _closure() -> dict[tuple[Scalar, Scalar], Conversion]:
     kinds = {"promote": Conversion.PROMOTE, "safe": Conversion.SAFE, "unsafe": Conversion.UNSAFE}
-    conv: dict[tuple[Scalar, Scalar], Conversion] = {(t, t): Conversion.EXACT for t in SCALARS}
+    conv: dict[tuple[Scalar, Scalar], Conversion] = {(t, t): Conversion.EXACT for t in _ALL}
     for a, b, fwd, back in _RULES:
         conv[a, b] = min(conv.get((a, b), Conversion.UNSAFE + 1), kinds[fwd])
-        conv[b, a] = min(conv.get((b, a), Conversion.UNSAFE + 1), kinds[back])
-    for k in SCALARS:  # a path costs its worst step; keep the best path
-        for a in SCALARS:
+        if not b.is_complex or a.is_complex:  # a complex never converts implicitly to a real (numba)
+            conv[b, a] = min(conv.get((b, a), Conversion.UNSAFE + 1), kinds[back])
+    for k in _ALL:  # a path costs its worst step; keep the best path
+        for a in _ALL:
             if (a, k) not in conv:
                 continue
-            for b in SCALARS:
+            for b in _ALL:
                 if (k, b) in conv and a != b:
                     via = max(conv[a, k], conv[k, b])
                     if via < conv.get((a, b), Conversion.UNSAFE + 1):
@@ -143,10 +150,11 @@ def _result_int(*types: Scalar) -> Scalar:
 
 _INT_BINOP = [sig(_result_int(a, b), a, b) for a, b in itertools.product(_MACHINE_INTS, _MACHINE_INTS)]
 _ARITH = _INT_BINOP + [sig(t, t, t) for t in _REALS]
+_COMPLEX = [sig(t, t, t) for t in COMPLEXES]  # numba's complex +, -, *, /, ** (no //, %, ordering)
 _TRUEDIV = [sig(FLOAT64, a, b) for a, b in itertools.product(_MACHINE_INTS, _MACHINE_INTS)] + \
-    [sig(t, t, t) for t in _REALS]
+    [sig(t, t, t) for t in _REALS] + _COMPLEX
 _POW = _INT_BINOP + [sig(FLOAT32, FLOAT32, e) for e in (INT32, INT64, UINT64)] + \
-    [sig(FLOAT64, FLOAT64, e) for e in (INT32, INT64, UINT64)] + [sig(t, t, t) for t in _REALS]
+    [sig(FLOAT64, FLOAT64, e) for e in (INT32, INT64, UINT64)] + [sig(t, t, t) for t in _REALS] + _COMPLEX
 _SHIFT = [sig(INT64, t, e) for t in SIGNED for e in (UINT64, INT64)] + \
     [sig(UINT64, t, e) for t in UNSIGNED for e in (UINT64, INT64)]
 _BITWISE = [sig(BOOL, BOOL, BOOL)] + _INT_BINOP
@@ -154,7 +162,8 @@ _CMP = [sig(BOOL, BOOL, BOOL)] + [sig(BOOL, t, t) for t in SIGNED + UNSIGNED + _
 
 #: binary operators: (cases, whether unsafe conversions are allowed)
 BINARY: dict[str, tuple[list[Signature], bool]] = {
-    "add": (_ARITH, True), "sub": (_ARITH, True), "mul": (_ARITH, True), "mod": (_ARITH, True),
+    "add": (_ARITH + _COMPLEX, True), "sub": (_ARITH + _COMPLEX, True), "mul": (_ARITH + _COMPLEX, True),
+    "mod": (_ARITH, True),
     "floordiv": (_ARITH, True), "truediv": (_TRUEDIV, True), "pow": (_POW, True),
     "lshift": (_SHIFT, False), "rshift": (_SHIFT, False),
     "and": (_BITWISE, False), "or": (_BITWISE, False), "xor": (_BITWISE, False),
@@ -166,7 +175,7 @@ _FP16_BINARY = {"add", "sub", "mul", "truediv", *COMPARE}
 _FP16_UNARY = {"neg", "pos"}
 
 _UNARY_NUM = [sig(_result_int(t), t) for t in UNSIGNED + SIGNED] + [sig(t, t) for t in _REALS] + \
-    [sig(INT64, BOOL)]
+    [sig(INT64, BOOL)] + [sig(t, t) for t in COMPLEXES]
 UNARY: dict[str, tuple[list[Signature], bool]] = {
     "neg": (_UNARY_NUM, True), "pos": (_UNARY_NUM, True),
     "invert": ([sig(BOOL, BOOL)] + [sig(_result_int(t), t) for t in UNSIGNED + SIGNED], False),
@@ -186,6 +195,9 @@ def binary(op: str, a: Type, b: Type) -> Signature | None:
     if op in _FP16_BINARY and (s := _fp16((a, b), BOOL if op in COMPARE else None)) is not None:
         return s
     if op in COMPARE:
+        if op in ("eq", "ne") and any(isinstance(t, Scalar) and t.is_complex for t in (a, b)):
+            s = resolve(_COMPLEX, (a, b))
+            return None if s is None else Signature(s.args, BOOL)
         return resolve(_CMP, (a, b))
     cases, unsafe = BINARY[op]
     return resolve(cases, (a, b), unsafe=unsafe)
@@ -221,7 +233,7 @@ def unify(a: Type, b: Type) -> Type | None:
 
 
 def _abs_cases() -> list[Signature]:
-    return [sig(t, t) for t in SIGNED + UNSIGNED + _REALS]
+    return [sig(t, t) for t in SIGNED + UNSIGNED + _REALS] + [sig(FLOAT32, COMPLEX64), sig(FLOAT64, COMPLEX128)]
 
 
 BUILTIN_CASES: dict[str, list[Signature]] = {
@@ -253,6 +265,11 @@ def builtin(name: str, args: tuple[Type, ...]) -> Signature | None:
         return None
     if name == "bool":
         return sig(BOOL, args[0]) if isinstance(args[0], Scalar) else None
+    if name == "complex":  # complex(x) and complex(re, im): complex128 (numba's complex() builtin)
+        if len(args) in (1, 2) and all(isinstance(a, Scalar) and (len(args) == 1 or not a.is_complex)
+                                       for a in args):
+            return Signature(args, COMPLEX128)
+        return None
     if name in ("min", "max"):
         if len(args) < 2 or not all(isinstance(a, Scalar) for a in args):
             return None
@@ -291,6 +308,25 @@ MATH: dict[str, list[Signature]] = {
 
 def math_call(name: str, args: tuple[Type, ...]) -> Signature | None:
     return resolve(MATH[name], args)
+
+
+_CMATH_UNARY = [sig(t, t) for t in COMPLEXES]
+_CMATH_PRED = [sig(BOOL, t) for t in COMPLEXES]
+#: cmath functions numba-cuda compiles (numba's ``cmathimpl``: complex in, complex out, reals converted)
+CMATH: dict[str, list[Signature]] = {
+    **{f: _CMATH_UNARY for f in ("acos", "acosh", "asin", "asinh", "atan", "atanh", "cos", "cosh", "exp", "log",
+                                 "log10", "sin", "sinh", "sqrt", "tan", "tanh")},
+    **{f: _CMATH_PRED for f in ("isnan", "isinf", "isfinite")},
+    "phase": [sig(FLOAT32, COMPLEX64), sig(FLOAT64, COMPLEX128)],
+    "polar": [sig(Tuple((FLOAT32, FLOAT32)), COMPLEX64), sig(Tuple((FLOAT64, FLOAT64)), COMPLEX128)],
+    "rect": [sig(COMPLEX128, FLOAT64, FLOAT64)],
+}
+
+
+def cmath_call(name: str, args: tuple[Type, ...]) -> Signature | None:
+    if name == "log" and len(args) == 2:  # log(z, base)
+        return resolve([sig(t, t, t) for t in COMPLEXES], args)
+    return resolve(CMATH[name], args) if name in CMATH else None
 
 
 # ---------------------------------------------------------------------------------------------- cuda

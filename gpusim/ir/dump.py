@@ -64,6 +64,25 @@ def expr(e: N.Expr) -> str:
         return e.name
     if isinstance(e, N.Load):
         return f"{expr(e.array)}[{args(e.index)}]"
+    if isinstance(e, N.ArrayView):
+        items, k = [], 0
+        for kind in e.kinds:
+            if kind == "i":
+                items.append(expr(e.parts[k]))
+                k += 1
+                continue
+            bounds = []
+            for given in kind[1:]:
+                bounds.append(expr(e.parts[k]) if given == "1" else "")
+                k += int(given)
+            items.append(":".join(bounds if bounds[2] else bounds[:2]))
+        return f"{sub(e.array)}[{', '.join(items)}]"
+    if isinstance(e, N.Reinterpret):
+        return f"{sub(e.array)}.view({e.type.dtype})"
+    if isinstance(e, N.Reshape):
+        return f"{sub(e.array)}.reshape({args(e.shape)})"
+    if isinstance(e, N.FieldView):
+        return f"{sub(e.array)}.{e.field}"
     if isinstance(e, N.ArrayShape):
         return f"{expr(e.array)}.shape[{e.dim}]"
     if isinstance(e, N.ArraySize):

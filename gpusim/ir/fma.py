@@ -16,11 +16,9 @@ computes the same bits. The rule, applied to each floating-point ``+``/``-``:
 
 from __future__ import annotations
 
-import copy
-
 from .nodes import Binary, Cast, Expr, Fma, Module, Unary
 from .types import Scalar
-from .walk import replace_children, walk_stmts
+from .walk import copy_tree, replace_children, walk_stmts
 
 
 def _product(e: Expr) -> Binary | None:
@@ -59,9 +57,10 @@ def fuse(e: Expr) -> Expr:
     return e
 
 
-def contract(module: Module) -> Module:
-    """A copy of ``module`` with its multiply-adds fused."""
-    m = copy.deepcopy(module)
+def contract(module: Module, *, in_place: bool = False) -> Module:
+    """A copy of ``module`` with its multiply-adds fused (``in_place``: ``module`` itself, for a module no one
+    else holds, as the front end's fresh one)."""
+    m = module if in_place else copy_tree(module)
     for fn in m.functions.values():
         for s in walk_stmts(fn.body):
             replace_children(s, fuse)

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from .types import INT32, INT64, NONE, Array, Scalar, Type
+from .types import INT32, INT64, NONE, Array, Record, Scalar, Type
 
 
 class Uni(IntEnum):
@@ -210,9 +210,12 @@ class TupleIndex(Expr):
 @dataclass(eq=False)
 class Trap(Expr):
     """Reaching this (on any active lane) is a ``KernelError`` fault with ``message``, and ends the launch:
-    the front end found an operation that fails whenever it runs (an array indexed by a float)."""
+    the front end found an operation that fails whenever it runs (an array indexed by a float). With
+    ``raised`` (an exception class or instance, a constant of the kernel) it is the kernel's own ``raise``: a
+    ``KernelRaised`` fault carrying it."""
 
     message: str
+    raised: Any = None
 
 
 # ---------------------------------------------------------------------------------------------- arrays
@@ -245,6 +248,59 @@ class Load(Expr):
 
 
 @dataclass(eq=False)
+class FieldView(Expr):
+    """The field ``field`` of every record of ``array`` (an array of records), as an array of the field's
+    element type: dimensions the record array's, then the field's own shape (a nested array). The view shares
+    the records' memory: element ``[i..., j...]`` is at the record's address plus the field's offset plus
+    ``j`` in the field's row-major order, and an access touches the field's bytes only. The fields "real" and
+    "imag" of an array of complex numbers are the arrays of their parts (at offset 0 and half the itemsize)."""
+
+    array: Expr
+    field: str
+
+
+#: how an ``ArrayView`` takes each dimension of its array: "i" one index (the dimension is dropped), or "s"
+#: and three flags, whether a slice's start, stop and step are given ("s101": ``a:``...``:c``)
+VIEW_KINDS = ("i",) + tuple("s" + "".join(f) for f in ("000", "001", "010", "011", "100", "101", "110", "111"))
+
+
+@dataclass(eq=False)
+class ArrayView(Expr):
+    """``array[...]`` with slices (or fewer indices than dimensions): a view sharing the array's memory, of
+    ``type`` (the dimensions that are sliced). ``kinds`` says, per dimension of ``array``, which of ``parts``
+    (int64, in order) it takes (``VIEW_KINDS``). Slices follow Python's rules (negative bounds count from the
+    end, bounds are clipped, a zero step is a ``KernelError`` fault); an index outside its dimension is an
+    ``OutOfBounds`` fault. An access through the view is bounds-checked against the view, then is an access of
+    the array (its races and traffic). ``text`` names the view in fault messages."""
+
+    array: Expr
+    parts: list[Expr]
+    kinds: tuple[str, ...]
+    text: str
+
+
+@dataclass(eq=False)
+class Reshape(Expr):
+    """``array.reshape(shape)``: the same elements in row-major order, in the new shape (int64 sizes, one may be
+    -1: whatever the others leave), a view of ``array``. An array that is not contiguous, or a shape whose size
+    differs from the array's, is a ``KernelError`` fault."""
+
+    array: Expr
+    shape: list[Expr]
+    text: str
+
+
+@dataclass(eq=False)
+class Reinterpret(Expr):
+    """``array.view(dtype)`` of a 1-D contiguous global or const array: its bytes read as ``type``'s elements
+    (their count is the byte length over the new itemsize; a length that does not divide is a ``KernelError``
+    fault). Races between the two views of the bytes are not tracked."""
+
+    array: Expr
+    text: str
+
+
+@dataclass(eq=False)
 class ArrayShape(Expr):
     """``array.shape[dim]`` (int64), for arrays whose shape is known only at launch."""
 
@@ -265,7 +321,9 @@ class ArraySize(Expr):
 #: the C library function of that name; "math.isnan"/"isinf"/"isfinite" give a bool. "popc", "clz" keep the
 #: argument's type; "ffs" gives uint32; "brev" reverses the bits of a uint32 or uint64. "abs", "min", "max"
 #: ("min"/"max" propagate NaN), "round" (half to even, to int64), "round_ndigits" (NumPy's ``round``).
-#: "frexp" and "modf" give tuples. "selp": ``a if test else b`` with both evaluated.
+#: "frexp" and "modf" give tuples. "selp": ``a if test else b`` with both evaluated. Besides these,
+#: "libdevice.<name>" is the libdevice function of that name as the GPU computes it
+#: (``gpusim.runtime.libdevice``), on operands of the types numba-cuda declares for it.
 INTRINSICS = (
     "math.sqrt", "math.exp", "math.exp2", "math.expm1", "math.log", "math.log2", "math.log10", "math.log1p",
     "math.sin", "math.cos", "math.tan", "math.asin", "math.acos", "math.atan", "math.atan2", "math.sinh",
@@ -398,7 +456,7 @@ class SharedDecl(Stmt):
     target: str
     name: str
     shape: tuple[int, ...]
-    dtype: Scalar
+    dtype: Scalar | Record
     dynamic: bool
     decl: int
 
@@ -410,7 +468,7 @@ class LocalDecl(Stmt):
     target: str
     name: str
     shape: tuple[int, ...]
-    dtype: Scalar
+    dtype: Scalar | Record
     decl: int
 
 
@@ -466,7 +524,11 @@ class Return(Stmt):
 
 @dataclass(eq=False)
 class Barrier(Stmt):
-    """``syncthreads()``: every live thread of the block must reach it (else ``BarrierDivergence``)."""
+    """``syncthreads()``: every live thread of the block must reach it (else ``BarrierDivergence``). ``grid``:
+    a grid group's ``sync()``, which every live thread of the grid must reach; it orders every access before
+    it, in any block, before every access after it."""
+
+    grid: bool = False
 
 
 @dataclass(eq=False)

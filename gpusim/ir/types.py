@@ -3,6 +3,11 @@
 Every expression and local of the IR has one of these; the front end decides them by numba-cuda's rules
 (``gpusim.frontend.typing``) and back ends only read them. The set is small on purpose and can grow (complex
 scalars, records, ...) by adding a class here and its rules in the front end.
+
+Records (NumPy structured dtypes) are ``Record``: the element type of an array of records. A record *value*
+in a kernel is a reference to one element of such an array, as numba's record is a pointer into the array:
+``RecordRef``, a tuple ``(array, index 0, index 1, ...)`` that back ends hold like any tuple. Fields are read
+and written through ``FieldView`` (``gpusim.ir.nodes``), never by a back end's own rules.
 """
 
 from __future__ import annotations
@@ -48,6 +53,10 @@ class Scalar(Type):
         return self.kind == "b"
 
     @property
+    def is_complex(self) -> bool:
+        return self.kind == "c"
+
+    @property
     def signed(self) -> bool:
         return self.kind in "if"
 
@@ -59,6 +68,9 @@ BOOL = Scalar("bool")
 INT8, INT16, INT32, INT64 = (Scalar(f"int{b}") for b in (8, 16, 32, 64))
 UINT8, UINT16, UINT32, UINT64 = (Scalar(f"uint{b}") for b in (8, 16, 32, 64))
 FLOAT16, FLOAT32, FLOAT64 = (Scalar(f"float{b}") for b in (16, 32, 64))
+COMPLEX64, COMPLEX128 = Scalar("complex64"), Scalar("complex128")
+#: numba's complex64 and complex128 (kept out of ``SCALARS``: they have their own conversion rules)
+COMPLEXES = (COMPLEX64, COMPLEX128)
 #: every scalar type a kernel can hold, in numba's order (bool, signed, unsigned, floats)
 SCALARS = (BOOL, INT8, INT16, INT32, INT64, UINT8, UINT16, UINT32, UINT64, FLOAT16, FLOAT32, FLOAT64)
 SIGNED = (INT8, INT16, INT32, INT64)
@@ -69,9 +81,79 @@ FLOATS = (FLOAT16, FLOAT32, FLOAT64)
 def scalar(dtype: np.dtype | type | str) -> Scalar:
     """The IR scalar type of a NumPy dtype; ``ValueError`` for one a kernel cannot hold."""
     dt = np.dtype(dtype)
-    if dt.kind not in "biuf" or not dt.isnative:
+    if dt.kind not in "biufc" or not dt.isnative or dt.itemsize > 16:
         raise ValueError(f"a kernel cannot hold values of dtype {dt}")
     return Scalar(dt.name)
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a record: its element type, its shape (``()`` for a number, else a nested array) and its
+    byte offset in the record."""
+
+    name: str
+    type: Scalar | Record
+    shape: tuple[int, ...]
+    offset: int
+
+    @property
+    def count(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+@dataclass(frozen=True)
+class Record(Type):
+    """A NumPy structured dtype, as numba's ``Record`` type: its fields in order and its size in bytes."""
+
+    fields: tuple[Field, ...]
+    itemsize: int
+    aligned: bool = False
+
+    def field(self, name: str) -> Field | None:
+        return next((f for f in self.fields if f.name == name), None)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype({"names": [f.name for f in self.fields],
+                         "formats": [f.type.dtype if not f.shape else (f.type.dtype, f.shape) for f in self.fields],
+                         "offsets": [f.offset for f in self.fields], "itemsize": self.itemsize,
+                         "aligned": self.aligned})
+
+    def __str__(self) -> str:
+        inner = ", ".join(f"{f.name}: {f.type}{list(f.shape) if f.shape else ''}" for f in self.fields)
+        return f"record({inner})"
+
+
+def record(dtype: np.dtype) -> Record:
+    """The IR record type of a structured dtype; ``ValueError`` for one a kernel cannot hold (a field that is
+    a string, a nested record, or an object)."""
+    dt = np.dtype(dtype)
+    if dt.fields is None:
+        raise ValueError(f"{dt} is not a structured dtype")
+    fields = []
+    for name in dt.names:
+        fdt, offset = dt.fields[name][:2]
+        base, shape = (fdt.subdtype if fdt.subdtype is not None else (fdt, ()))
+        if base.fields is not None:
+            if shape:
+                raise ValueError(f"field {name!r} is an array of records (not supported by gpusim yet)")
+            fields.append(Field(name, record(base), (), int(offset)))
+            continue
+        try:
+            t = scalar(base)
+        except ValueError:
+            raise ValueError(f"field {name!r} has dtype {base}, which a kernel cannot hold") from None
+        fields.append(Field(name, t, tuple(int(d) for d in shape), int(offset)))
+    return Record(tuple(fields), int(dt.itemsize), bool(dt.isalignedstruct))
+
+
+def element(dtype: np.dtype) -> Scalar | Record:
+    """The IR type of an array's elements: a scalar, or a record for a structured dtype."""
+    dt = np.dtype(dtype)
+    return record(dt) if dt.fields is not None else scalar(dt)
 
 
 #: where an array lives; "const" arrays are read-only
@@ -83,7 +165,7 @@ class Array(Type):
     """An array: its element type, rank, layout ("C" row-major, "F" column-major, "A" any strides) and
     memory space."""
 
-    dtype: Scalar
+    dtype: Scalar | Record
     ndim: int
     layout: str
     space: str
@@ -97,6 +179,8 @@ class Tuple(Type):
     """A fixed-length tuple of values, each with its own type (``cuda.grid(2)``, ``divmod``, ``a.shape``)."""
 
     items: tuple[Type, ...]
+    #: a namedtuple's field names (numba's NamedTuple/NamedUniTuple), None for a plain tuple
+    fields: tuple[str, ...] | None = None
 
     @property
     def uniform(self) -> Type | None:
@@ -121,6 +205,22 @@ class NoneType(Type):
 NONE = NoneType()
 
 
+@dataclass(frozen=True)
+class RecordRef(Tuple):
+    """A reference to one record of an array of records, as numba's record value is a pointer into the array:
+    held as the tuple ``(array, index 0, index 1, ...)`` (the array, then one int64 index per dimension).
+    Reading or writing a field goes through the array; copying the reference copies no data."""
+
+    record: Record | None = None
+
+    def __str__(self) -> str:
+        return f"ref({self.record})"
+
+
+def record_ref(array: Array) -> RecordRef:
+    return RecordRef((array,) + (INT64,) * array.ndim, None, array.dtype)
+
+
 def array_of(value: np.ndarray, space: str = "global") -> Array:
     """The IR type of a NumPy array argument, as numba's ``typeof`` gives it."""
     if value.flags.c_contiguous:
@@ -129,4 +229,4 @@ def array_of(value: np.ndarray, space: str = "global") -> Array:
         layout = "F"
     else:
         layout = "A"
-    return Array(scalar(value.dtype), value.ndim, layout, space)
+    return Array(element(value.dtype), value.ndim, layout, space)

@@ -18,7 +18,7 @@ Rules:
   control levels.
 
 The pass is pure: it returns an analysed copy. An array variable assigned where lanes diverge is rejected
-here (an array cannot differ between threads), with its file and line.
+here (gpusim holds one array per variable for every thread), with its file and line.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from ..faults import UnsupportedConstruct
 from . import nodes as N
 from .nodes import Uni, join
 from .types import Array
-from .walk import children
+from .walk import children, copy_tree
 
 _SPECIAL_UNI = {"laneid": Uni.LANE, "lanemask_lt": Uni.LANE, "warpsize": Uni.GRID}
 for _axis in "xyz":
@@ -87,8 +87,9 @@ class _FunctionAnalysis:
         if isinstance(s, N.Assign):
             lvl = self.expr(s.value)
             if isinstance(s.value.type, Array) and ctrl > Uni.GRID:
-                raise self.error(s.line, f"the array variable {s.target!r} is assigned inside divergent code: an "
-                                         "array cannot differ between threads")
+                raise self.error(s.line, f"the array variable {s.target!r} is assigned inside divergent code: "
+                                         "gpusim cannot hold a different array per thread (numba-cuda can); "
+                                         "index one array, or branch around the accesses instead")
             self.raise_to(s.target, join(lvl, ctrl))
         elif isinstance(s, (N.SharedDecl, N.LocalDecl)):
             self.raise_to(s.target, Uni.GRID)
@@ -192,7 +193,7 @@ class _Pass:
 
     def analyse(self, key: tuple) -> N.Function:
         name, levels = key
-        fn = copy.deepcopy(self.module.functions[name])
+        fn = copy_tree(self.module.functions[name])
         n = self.names.get(name, 0)
         if n:
             fn.name = f"{name}@{''.join(lvl.name[0] for lvl in levels)}"

@@ -2,7 +2,10 @@
 the front end and every back end's run time share, so a folded constant has the bits the GPU computes.
 
 * int -> int: the low bits, two's complement (``int64(2**31) -> int32`` is -2**31);
-* float -> int: toward zero, clamped to the target's range, NaN to 0 (PTX ``cvt.rzi`` saturates);
+* float -> int: toward zero, clamped to the target's range (PTX ``cvt.rzi`` saturates). NaN gives 0 from a
+  float32 (or float16) to an integer of at most 32 bits, and the target's top bit alone (``0x80000000``,
+  ``0x8000000000000000``, signed or not) from a float64 or to a 64-bit integer: what the H200 returns for
+  ``np.int32(x)``, ``np.uint64(x)``, ``int(x)`` (docs/gpu-semantics.md); 0 for 8- and 16-bit targets;
 * number -> bool: ``x != 0`` (NaN is true); bool -> number: 0 or 1;
 * float -> float, int -> float: rounded to nearest even (NumPy's conversion).
 """
@@ -17,6 +20,15 @@ def _limits(dst: np.dtype) -> tuple[float, float]:
     return float(info.min), float(info.max)
 
 
+def nan_to_int(src: np.dtype, dst: np.dtype):
+    """What a NaN of type ``src`` converts to in the integer type ``dst`` (8- and 16-bit targets, not
+    measured on the GPU, keep 0)."""
+    if dst.itemsize < 4 or (src.itemsize <= 4 and dst.itemsize == 4):
+        return dst.type(0)
+    return np.array(1 << (8 * dst.itemsize - 1), np.uint64).astype(dst).item() if dst.kind == "u" else \
+        dst.type(np.iinfo(dst).min)
+
+
 def convert(x, dst: np.dtype):
     """Convert a NumPy scalar or array ``x`` to ``dst`` by the rules above (arrays stay arrays)."""
     dst = np.dtype(dst)
@@ -27,7 +39,8 @@ def convert(x, dst: np.dtype):
         lo, hi = _limits(dst)
         if isinstance(x, np.ndarray):
             t = np.trunc(x)
-            t = np.where(np.isnan(t), 0.0, t)
+            nan = np.isnan(t)
+            t = np.where(nan, 0.0, t)
             big = t >= hi  # float(hi) may round up past the range: clamp in the integer type
             small = t <= lo
             out = np.clip(t, lo, hi).astype(dst)
@@ -35,10 +48,12 @@ def convert(x, dst: np.dtype):
                 out[big] = dst.type(np.iinfo(dst).max)
             if small.any():
                 out[small] = dst.type(np.iinfo(dst).min)
+            if nan.any():
+                out[nan] = nan_to_int(src, dst)
             return out
         v = float(x)
         if v != v:
-            return dst.type(0)
+            return dst.type(nan_to_int(src, dst))
         if v >= hi:
             return dst.type(np.iinfo(dst).max)
         if v <= lo:

@@ -1,11 +1,13 @@
-"""Generic traversal of IR nodes: their sub-expressions and nested statement blocks, in evaluation order."""
+"""Generic traversal of IR nodes: their sub-expressions and nested statement blocks, in evaluation order; and
+the structural copy the passes make (``copy_tree``)."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator
+from typing import Any
 
-from .nodes import Expr, Node, Stmt
+from .nodes import Expr, Function, Module, Node, Param, Stmt
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
@@ -67,3 +69,35 @@ def walk_stmts(body: list[Stmt]) -> Iterator[Stmt]:
         nested = list(blocks(s))
         for b in reversed(nested):
             stack.extend(reversed(b))
+
+
+def copy_tree(node: Any) -> Any:
+    """A copy of ``node`` (a ``Node``, ``Function``, ``Module``, or a list of them) and of every node, list and
+    dict below it, as ``copy.deepcopy`` makes it (a node reached twice is copied once), but sharing what no
+    pass changes: types (frozen), constants' values and arrays (``ConstArray`` shares its data, as its
+    ``__deepcopy__`` does). A front end's module is copied many times per compilation; this is the cheap way."""
+    return _copy(node, {})
+
+
+_COPIED = (Node, Param, Function, Module)
+
+
+def _copy(v: Any, memo: dict[int, Any]) -> Any:
+    if isinstance(v, list):
+        return [_copy(x, memo) if isinstance(x, _CONTAINERS) else x for x in v]
+    if isinstance(v, _COPIED):
+        hit = memo.get(id(v))
+        if hit is not None:
+            return hit
+        new = object.__new__(type(v))
+        memo[id(v)] = new
+        new.__dict__.update({k: _copy(x, memo) if isinstance(x, _CONTAINERS) else x for k, x in v.__dict__.items()})
+        return new
+    if isinstance(v, dict):
+        return {k: _copy(x, memo) if isinstance(x, _CONTAINERS) else x for k, x in v.items()}
+    if isinstance(v, tuple) and any(isinstance(x, _CONTAINERS) for x in v):
+        return tuple(_copy(x, memo) if isinstance(x, _CONTAINERS) else x for x in v)
+    return v
+
+
+_CONTAINERS = (list, dict, tuple) + _COPIED

@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from .requests import WARP, Requests
 
@@ -41,9 +42,9 @@ class SharedStats:
 def _wavefronts(req: Requests, addr: np.ndarray, itemsize: int) -> np.ndarray:
     """Per request: the most distinct words its lanes touch in one bank."""
     # a request whose words span fewer than 32 has each word in its own bank: one wavefront
-    words = addr // WORD
-    if (req.span(words) + max(itemsize // WORD, 1) <= BANKS).all():
+    if _spans_within(addr, 0, 1, req.starts, BANKS - max(itemsize // WORD, 1)):
         return np.ones(req.count, dtype=np.int64)
+    words = addr // WORD
     if itemsize <= WORD:
         row, word, _ = req.unique(words)
         key = row * BANKS + word % BANKS
@@ -53,6 +54,27 @@ def _wavefronts(req: Requests, addr: np.ndarray, itemsize: int) -> np.ndarray:
         row, elem, _ = req.unique(addr // itemsize)
         key = row * BANKS + elem % groups
     return np.bincount(key, minlength=req.count * BANKS).reshape(req.count, BANKS).max(axis=1)
+
+
+@njit(cache=True)
+def _spans_within(flat, base, itemsize, starts, limit):
+    """Does every request (lanes ``starts[r]`` up to the next start) touch words at most ``limit`` apart?
+    (byte address ``base + flat * itemsize``). One pass instead of the addresses, two ``reduceat``s and
+    their temporaries: asked of every shared access."""
+    n = flat.size
+    for r in range(starts.size):
+        lo = starts[r]
+        hi = starts[r + 1] if r + 1 < starts.size else n
+        mn = mx = (base + flat[lo] * itemsize) // WORD
+        for k in range(lo + 1, hi):
+            w = (base + flat[k] * itemsize) // WORD
+            if w < mn:
+                mn = w
+            elif w > mx:
+                mx = w
+        if mx - mn > limit:
+            return False
+    return True
 
 
 def _packed(req: Requests, addr: np.ndarray) -> np.ndarray:
@@ -82,6 +104,15 @@ def shared_stats(req: Requests, addr: np.ndarray, itemsize: int) -> SharedStats:
     pieces = Requests(req.row * regs + part, req.gtid, req.threads_per_block)
     wavefronts = int(_wavefronts(pieces, addr, itemsize).sum())
     return SharedStats(req.count, wavefronts, wavefronts - pieces.count)
+
+
+def shared_access_stats(req: Requests, info, flat: np.ndarray) -> SharedStats:
+    """``shared_stats`` of an access of ``info`` (an ``ArrayInfo``) at elements ``flat``: the addresses are
+    computed only when some request's words span more than its banks (else each request is one wavefront)."""
+    if req.n and info.itemsize <= WORD and info.strides is None and _spans_within(
+            flat, info.base_address, info.itemsize, req.starts, BANKS - 1):
+        return SharedStats(req.count, req.count, 0)
+    return shared_stats(req, info.address(flat), info.itemsize)
 
 
 @dataclass(frozen=True)
@@ -123,7 +154,7 @@ def worst_request(trace) -> BankRequest | None:
             continue
         thread = rows["thread"].astype(np.int64)
         request = rows["block"].astype(np.int64) * warps + thread // WARP
-        word = _words(info.base_address + rows["element"].astype(np.int64) * info.itemsize, info.itemsize)
+        word = _words(info.address(rows["element"].astype(np.int64)), info.itemsize)
         pairs = np.unique(np.stack([np.repeat(request, word.shape[1]), word.reshape(-1)]), axis=1)
         first = int(pairs[0].min())
         per = np.bincount((pairs[0] - first) * BANKS + pairs[1] % BANKS)
@@ -135,7 +166,7 @@ def worst_request(trace) -> BankRequest | None:
     _, at, rows, request, info, kind = worst
     rows = rows[request == at]
     lanes = rows["thread"].astype(np.int64) % WARP
-    addr = info.base_address + rows["element"].astype(np.int64) * info.itemsize
+    addr = info.address(rows["element"].astype(np.int64))
     words = _words(addr, info.itemsize)
     per_words: list[set[int]] = [set() for _ in range(BANKS)]
     per_lanes: list[set[int]] = [set() for _ in range(BANKS)]

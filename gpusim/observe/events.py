@@ -19,6 +19,7 @@ For shared memory the array is per block, so ``(block, flat)`` names an element.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -36,16 +37,37 @@ class ArrayInfo:
     shape: tuple[int, ...]
     base_address: int          # simulated byte address of element 0 (global: 256-byte aligned, per block for
                                # shared: offset within the block's shared memory window)
+    #: byte strides per dimension where the elements are not packed row-major (a record field: the record's
+    #: size apart, then the field's own shape); None for a packed array
+    strides: tuple[int, ...] | None = None
+    #: the array whose memory this one views (a record field's array of records), else None
+    parent: ArrayInfo | None = None
 
     @property
     def itemsize(self) -> int:
         return int(self.dtype.itemsize)
 
     @property
-    def size(self) -> int:
+    def memory(self) -> ArrayInfo:
+        """The array that owns the bytes (itself, or the array of records a field view reads)."""
+        return self if self.parent is None else self.parent.memory
+
+    def address(self, flat: np.ndarray) -> np.ndarray:
+        """The byte address of each element (``flat``: row-major element indices in ``shape``)."""
+        if self.strides is None:
+            return self.base_address + flat * self.itemsize
+        addr = np.full(np.shape(flat), self.base_address, np.int64)
+        rest = np.asarray(flat, np.int64)
+        for n, stride in zip(reversed(self.shape), reversed(self.strides)):
+            addr = addr + (rest % n) * stride if n else addr
+            rest = rest // n if n else rest
+        return addr
+
+    @cached_property
+    def size(self) -> int:  # asked per access by several observers: np.prod once
         return int(np.prod(self.shape, dtype=np.int64))
 
-    @property
+    @cached_property
     def nbytes(self) -> int:
         return self.size * self.itemsize
 
@@ -93,6 +115,22 @@ class LaunchInfo:
 
 
 @dataclass(frozen=True)
+class UnrolledLoop:
+    """One execution, by one chunk of blocks, of a loop the compiler unrolls at run time (``gpusim.ir.unroll``).
+
+    ``trips`` is each lane's trip count (one entry per lane of the chunk, lane ``k`` being global thread
+    ``first_gtid + k``; lanes that did not enter the loop have 0).
+    """
+
+    id: int                    # unique within the launch
+    lineno: int
+    count: int                 # unrolled by
+    epilog: bool               # the remainder iterations run after the unrolled ones (else before)
+    first_gtid: int
+    trips: np.ndarray
+
+
+@dataclass(frozen=True)
 class AccessEvent:
     """One source-level access executed by a group of active lanes at the same time.
 
@@ -110,6 +148,8 @@ class AccessEvent:
     phase: np.ndarray
     uniform: bool = False      # the index is the same for every lane (a compile-time-uniform address)
     op: str = ""               # for atomics: "add", "max", "cas", ...
+    loop: UnrolledLoop | None = None   # the unrolled loop the access is in, if any ...
+    iteration: int = 0                 # ... and which of its iterations (from 0) the lanes are in
 
 
 class Observer:
@@ -123,6 +163,9 @@ class Observer:
 
     def on_access(self, ev: AccessEvent) -> None:
         """A group of lanes read or wrote ``ev.array``."""
+
+    def on_loop_exit(self, loop: UnrolledLoop) -> None:
+        """Every lane of the chunk has left ``loop`` (no access event names it after this)."""
 
     def on_barrier(self, blocks: np.ndarray, lineno: int) -> None:
         """The blocks in ``blocks`` (linear ids) passed a ``syncthreads`` at ``lineno``."""

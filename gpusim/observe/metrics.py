@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .banks import shared_stats
+from .banks import shared_access_stats
 from .coalescing import SECTOR, GlobalStats, global_stats
 from .counts import AccessCounts, CountsObserver
 from .dram import SegmentMap
 from .events import AccessEvent, ArrayInfo, LaunchInfo, Observer
 from .flops import FlopsObserver
-from .requests import Requests
+from .requests import requests_of
 from .rounds import RoundsObserver
 from .trace import TraceObserver
+from .unroll import Regrouper
 
 __all__ = ["AccessCounts", "METRIC_KEYS", "TrafficObserver", "instrumentation"]
 
@@ -49,18 +50,33 @@ class TrafficObserver(Observer):
         self.bytes: dict[int, list] = {}                     # global array id -> [info, requested, moved]
         self.ideal_sectors = dict.fromkeys(OPS, 0)
         self.sites: dict[tuple, list[int]] = {}              # (array, space, line, kind) -> totals, see sites()
+        # accesses in loops the compiler unrolls are counted by the warp instructions it makes of them
+        self.unrolled = Regrouper(launch.threads_per_block, launch.warps_per_block)
 
     def on_access(self, ev: AccessEvent) -> None:
-        space = ev.array.space
-        if space not in ("global", "shared", "const") or len(ev.gtid) == 0:
+        if ev.array.space not in ("global", "shared", "const") or len(ev.gtid) == 0:
             return
+        now, kept = self.unrolled.split(ev)
+        if now is not None:
+            self._count(now)
+        if kept and self.unrolled.over_budget():
+            self._flush(None)
+
+    def on_loop_exit(self, loop) -> None:
+        self._flush(loop.id)
+
+    def _flush(self, loop_id: int | None) -> None:
+        for ev in self.unrolled.flush(loop_id):
+            self._count(ev)
+
+    def _count(self, ev: AccessEvent) -> None:
+        space = ev.array.space
         a = ev.array
-        addr = a.base_address + ev.flat * a.itemsize
-        req = Requests(ev.warp, ev.gtid, self.tpb)
+        req = requests_of(ev, self.tpb)
         kind = ev.kind
         if space == "shared":
             if kind in ("ld", "st"):
-                s = shared_stats(req, addr, a.itemsize)
+                s = shared_access_stats(req, a, ev.flat)
                 m = self.m
                 m[f"smsp__sass_inst_executed_op_shared_{kind}.sum"] += s.requests
                 m[f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{kind}.sum"] += s.wavefronts
@@ -70,10 +86,12 @@ class TrafficObserver(Observer):
                 site[1] += s.wavefronts
                 site[2] += s.conflicts
             return
+        addr = a.address(ev.flat)
         monotone = req.monotone(addr)
-        seg = self.segments.get(a.id)
+        owner = a.memory  # a record field's bytes are its array of records' (one DRAM footprint for all fields)
+        seg = self.segments.get(owner.id)
         if seg is None:
-            seg = self.segments[a.id] = SegmentMap(a.base_address, a.nbytes)
+            seg = self.segments[owner.id] = SegmentMap(owner.base_address, owner.nbytes)
         seg.touch(addr, read=kind != "st", write=kind != "ld", monotone=monotone)
         if space == "const":
             return
@@ -138,6 +156,7 @@ class TrafficObserver(Observer):
         return out
 
     def finish(self, report) -> None:
+        self._flush(None)        # a launch that faulted inside an unrolled loop
         read = write = 0
         for seg in self.segments.values():
             r, w = seg.bytes()

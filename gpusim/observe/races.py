@@ -55,23 +55,20 @@ class Shadow:
 
 
 @njit(cache=True, inline="always")
-def _ordered(prev_tid, prev_time, b, w, b0, T, NW, bar_time, wbar_time):
-    pb = prev_tid // T
-    if pb != b:
-        return False
-    if bar_time[b - b0] > prev_time:
-        return True
-    pw = pb * NW + (prev_tid % T) // WARP_SIZE
-    return pw == w and wbar_time[w - b0 * NW] > prev_time
+def _ordered(prev_tid, prev_time, bT, T, wlo, whi, bar, wbar):
+    """Is an earlier access by thread ``prev_tid`` at ``prev_time`` ordered before the current one? The
+    current thread's block holds threads ``[bT, bT + T)``, its warp ``[wlo, whi)``; ``bar``/``wbar`` are their
+    last barrier times. Comparisons only (no division), all evaluated, so the branch that follows is the one
+    whose outcome hardly ever changes."""
+    return (prev_tid >= bT) & (prev_tid < bT + T) & ((bar > prev_time)
+                                                     | ((prev_tid >= wlo) & (prev_tid < whi) & (wbar > prev_time)))
 
 
 @njit(cache=True, inline="always")
-def _ordered_group(blk, warp, time, b, w, b0, NW, bar_time, wbar_time):
+def _ordered_group(blk, warp, time, b, w, bar, wbar):
     """Are earlier accesses, all from block ``blk`` (-2: several) and warp ``warp`` (-2: several), the latest
     at ``time``, ordered before an access by a thread of block ``b``, warp ``w``?"""
-    if blk != b:
-        return False
-    return bar_time[b - b0] > time or (warp == w and wbar_time[w - b0 * NW] > time)
+    return (blk == b) & ((bar > time) | ((warp == w) & (wbar > time)))
 
 
 @njit(cache=True, inline="always")
@@ -85,7 +82,7 @@ def _hit(result, k, other_tid, other_line, hazard):
 
 
 @njit(cache=True)
-def track(elems, gtids, T, NW, now, line, kind, check_uninit,
+def track(elems, lanes, lane_block, lane_warp_in_block, T, NW, now, line, kind, check_uninit,
           w_tid, w_time, w_line, a_tid, a_time, a_line, a_blk, a_warp, r_tid, r_time, r_line, r_blk, r_warp,
           b0, bar_time, wbar_time, result):
     """Check and record one access group. ``result`` gets the first race / uninitialised read (lane position).
@@ -95,13 +92,31 @@ def track(elems, gtids, T, NW, now, line, kind, check_uninit,
     is ordered after, a later access ordered after it is ordered after too; anything it is not, is a race
     already reported), so it clears the reads and atomics; an atomic supersedes nothing.
 
+    The accesses are those of chunk lanes ``lanes`` (thread ``b0 * T + lane``); ``lane_block`` and
+    ``lane_warp_in_block`` give each chunk lane's block in the chunk and warp in its block.
     ``bar_time``/``wbar_time`` hold the barrier times of the current chunk's blocks and warps, from block
-    ``b0``: every index into them is the current access's block or warp, always in the chunk."""
+    ``b0``: every index into them is the current access's block or warp, always in the chunk.
+
+    The summary updates are written as selects rather than branches: which way they go changes from lane to
+    lane, and a mispredicted branch on a value just loaded from the shadow waits for that load."""
+    g0 = b0 * T
+    w0 = b0 * NW
+    bl = wl = b = w = bT = wlo = whi = bar = wbar = 0
     for k in range(elems.size):
         e = elems[k]
-        g = gtids[k]
-        b = g // T
-        w = b * NW + (g % T) // WARP_SIZE
+        lane = lanes[k]
+        g = g0 + lane
+        if g >= whi or g < wlo:  # the first lane of another warp (a warp's lanes come together)
+            bl = lane_block[lane]  # block and warp in the chunk
+            wib = lane_warp_in_block[lane]
+            wl = bl * NW + wib
+            b = b0 + bl
+            w = w0 + wl
+            bT = b * T  # the block's threads are [bT, bT + T), the warp's [wlo, whi)
+            wlo = bT + wib * WARP_SIZE
+            whi = min(wlo + WARP_SIZE, bT + T)
+            bar = bar_time[bl]
+            wbar = wbar_time[wl]
         wt = w_tid[e]
         at = a_tid[e]
         if kind != WRITE and check_uninit and wt == -1 and at == -1:
@@ -109,38 +124,32 @@ def track(elems, gtids, T, NW, now, line, kind, check_uninit,
                 result[R_UNINIT_POS] = k
             result[R_UNINITS] += 1
         # against the last plain write
-        if wt != -1 and wt != g and not _ordered(wt, w_time[e], b, w, b0, T, NW, bar_time, wbar_time):
+        if (wt != -1) & (wt != g) & (not _ordered(wt, w_time[e], bT, T, wlo, whi, bar, wbar)):
             _hit(result, k, wt, w_line[e], 1 if kind == READ else 3)
         # against the atomics since (an atomic never races with an atomic)
         if kind != ATOMIC and at != -1 and at != g:
-            if not (_ordered(at, a_time[e], b, w, b0, T, NW, bar_time, wbar_time) if at >= 0 else
-                    _ordered_group(a_blk[e], a_warp[e], a_time[e], b, w, b0, NW, bar_time, wbar_time)):
+            if not (_ordered(at, a_time[e], bT, T, wlo, whi, bar, wbar) if at >= 0 else
+                    _ordered_group(a_blk[e], a_warp[e], a_time[e], b, w, bar, wbar)):
                 _hit(result, k, at, a_line[e], 1 if kind == READ else 3)
         if kind == READ:
             rt = r_tid[e]
-            if rt == -1 or rt == g:
-                r_tid[e] = g
-                r_blk[e] = b
-                r_warp[e] = w
-            else:
-                rb = r_blk[e]
-                if rb == b and (bar_time[b - b0] > r_time[e]
-                                or (r_warp[e] == w and wbar_time[w - b0 * NW] > r_time[e])):
-                    r_tid[e] = g  # every earlier reader is ordered before this one: start afresh
-                    r_warp[e] = w
-                else:
-                    r_tid[e] = -2
-                    if rb != b:
-                        r_blk[e] = -2
-                    if r_warp[e] != w:
-                        r_warp[e] = -2
+            rb = r_blk[e]
+            rw = r_warp[e]
+            # the first reader since the write (or the same one again), or every earlier reader is ordered
+            # before this one: start afresh; otherwise several readers, with the block / warp they share
+            first = (rt == -1) | (rt == g)
+            same_blk = rb == b
+            same_warp = rw == w
+            afresh = first | _ordered_group(rb, rw, r_time[e], b, w, bar, wbar)
+            r_tid[e] = g if afresh else -2
+            r_blk[e] = b if first | same_blk else -2
+            r_warp[e] = w if afresh | same_warp else -2
             r_time[e] = now
             r_line[e] = line
             continue
         # a write or an atomic, against the reads since the last plain write
         rt = r_tid[e]
-        if rt != -1 and rt != g and not _ordered_group(r_blk[e], r_warp[e], r_time[e], b, w, b0, NW,
-                                                         bar_time, wbar_time):
+        if rt != -1 and rt != g and not _ordered_group(r_blk[e], r_warp[e], r_time[e], b, w, bar, wbar):
             _hit(result, k, rt, r_line[e], 2)
         if kind == WRITE:
             w_tid[e] = g
@@ -149,9 +158,8 @@ def track(elems, gtids, T, NW, now, line, kind, check_uninit,
             a_tid[e] = -1
             r_tid[e] = -1
         else:
-            if at == -1 or at == g or (_ordered(at, a_time[e], b, w, b0, T, NW, bar_time, wbar_time) if at >= 0
-                                       else _ordered_group(a_blk[e], a_warp[e], a_time[e], b, w, b0, NW,
-                                                           bar_time, wbar_time)):
+            if at == -1 or at == g or (_ordered(at, a_time[e], bT, T, wlo, whi, bar, wbar) if at >= 0
+                                       else _ordered_group(a_blk[e], a_warp[e], a_time[e], b, w, bar, wbar)):
                 a_tid[e] = g  # every earlier atomic is ordered before this one (or is this thread's)
                 a_blk[e] = b
                 a_warp[e] = w
@@ -171,8 +179,18 @@ def new_result() -> np.ndarray:
 
 def record(shadow: Shadow, elems: np.ndarray, gtids: np.ndarray, T: int, NW: int, now: int, line: int,
            kind: int, check_uninit: bool, b0: int, bar_time: np.ndarray, wbar_time: np.ndarray) -> np.ndarray:
+    """``record_lanes`` for accesses named by thread id (``gtids``, all in the chunk from block ``b0``)."""
+    lanes = np.asarray(gtids, np.int64) - b0 * T
+    lane = np.arange(int(lanes.max()) + 1 if lanes.size else 0, dtype=np.int64)
+    return record_lanes(shadow, elems, lanes, lane // T, (lane % T) // WARP_SIZE, T, NW, now, line, kind,
+                        check_uninit, b0, bar_time, wbar_time)
+
+
+def record_lanes(shadow: Shadow, elems: np.ndarray, lanes: np.ndarray, lane_block: np.ndarray,
+                 lane_warp_in_block: np.ndarray, T: int, NW: int, now: int, line: int, kind: int,
+                 check_uninit: bool, b0: int, bar_time: np.ndarray, wbar_time: np.ndarray) -> np.ndarray:
     res = new_result()
-    track(elems, gtids, T, NW, now, line, kind, check_uninit,
+    track(elems, lanes, lane_block, lane_warp_in_block, T, NW, now, line, kind, check_uninit,
           shadow.w_tid, shadow.w_time, shadow.w_line, shadow.a_tid, shadow.a_time, shadow.a_line, shadow.a_blk,
           shadow.a_warp, shadow.r_tid, shadow.r_time, shadow.r_line, shadow.r_blk, shadow.r_warp, b0, bar_time,
           wbar_time, res)

@@ -38,6 +38,7 @@ class Requests:
             np.not_equal(warp[1:], warp[:-1], out=new[1:])
         self.new = new                          # True where a lane starts a new request
         self.starts = np.flatnonzero(new)       # first lane of each request
+        new.flags.writeable = self.starts.flags.writeable = False   # shared by every observer of the event
         self.count = len(self.starts)           # number of requests
         self._row = None
 
@@ -49,6 +50,7 @@ class Requests:
                 self._lane = self.gtid & (WARP - 1)
             else:
                 self._lane = (self.gtid % self.threads_per_block) % WARP
+            self._lane.flags.writeable = False
         return self._lane
 
     @property
@@ -60,6 +62,7 @@ class Requests:
                 self._row = self.warp - w0
             else:
                 self._row = np.cumsum(self.new) - 1
+            self._row.flags.writeable = False
         return self._row
 
     def span(self, v: np.ndarray) -> np.ndarray:
@@ -128,3 +131,11 @@ class Requests:
         end = np.minimum(np.append(pos[1:], flat.size), (pos // WARP + 1) * WARP)
         return pos // WARP, flat[pos], end - pos
 
+
+def requests_of(ev, threads_per_block: int) -> Requests:
+    """The requests of access event ``ev``, found once for every observer that asks (kept on the event)."""
+    req = ev.__dict__.get("_requests")
+    if req is None or req.threads_per_block != threads_per_block:
+        req = Requests(ev.warp, ev.gtid, threads_per_block)
+        object.__setattr__(ev, "_requests", req)   # the event is frozen; this is a cache, not a field
+    return req

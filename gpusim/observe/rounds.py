@@ -38,12 +38,14 @@ the compiler really unrolls a given loop.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from .dram import SEGMENT
 from .events import AccessEvent, ArrayInfo, LaunchInfo, Observer
-from .requests import Requests
+from .requests import Requests, requests_of
 
 UNROLL = 4
+_SEGMENT_BITS = SEGMENT.bit_length() - 1   # SEGMENT is a power of two
 ROUND_KEYS = tuple(f"gpusim__{name}_{agg}" for name in ("rounds_dram", "rounds_l2", "rounds_shared", "barriers")
                    for agg in ("sum", "max")) + ("gpusim__atomic_max_per_address", "gpusim__shared_atomic_passes")
 
@@ -76,8 +78,12 @@ class RoundsObserver(Observer):
     def on_barrier(self, blocks: np.ndarray, lineno: int) -> None:
         self.now += 1
         blocks = np.asarray(blocks, np.int64)
-        self.barriers[blocks] += 1
-        warps = (blocks[:, None] * self.wpb + np.arange(self.wpb)[None, :]).reshape(-1)
+        if len(blocks) and int(blocks[-1]) - int(blocks[0]) + 1 == len(blocks):    # ascending, unique: a range
+            self.barriers[blocks[0]:blocks[-1] + 1] += 1
+            warps = slice(int(blocks[0]) * self.wpb, (int(blocks[-1]) + 1) * self.wpb)
+        else:
+            self.barriers[blocks] += 1
+            warps = (blocks[:, None] * self.wpb + np.arange(self.wpb)[None, :]).reshape(-1)
         for last in self.last_use.values():
             last[warps] = self.now
 
@@ -86,72 +92,92 @@ class RoundsObserver(Observer):
         if space not in ("global", "shared", "const") or len(ev.gtid) == 0:
             return
         self.now += 1
-        req = Requests(ev.warp, ev.gtid, self.tpb)
+        req = requests_of(ev, self.tpb)
         warps = ev.warp[req.starts]
+        # an event names each warp once, in ascending order; most name a run of warps, which basic slicing
+        # reads and writes without a gather
+        w0, w1 = int(warps[0]), int(warps[-1]) + 1
+        at = slice(w0, w1) if w1 - w0 == len(warps) else warps
         kind = ev.kind
         if space == "shared":
             if kind == "ld":
                 new = self._new_round(warps, self.last_sload, ("shared", ev.array.id, ev.lineno), "shared")
                 self.shared[warps[new]] += 1
-                self.last_sload[warps] = self.now
+                self.last_sload[at] = self.now
             else:
                 for last in self.last_use.values():
-                    last[warps] = self.now
+                    last[at] = self.now
                 if kind in ("atom", "red"):
                     self.shared_atomic_passes += _serial_passes(req, ev.flat)
             return
         a = ev.array
-        addr = a.base_address + ev.flat * a.itemsize
-        miss = self._touch(a, addr)
+        miss_warp = self._touch(a, ev.flat, req)
         if kind == "ld":
-            miss_warp = np.logical_or.reduceat(miss, req.starts) if miss.any() else np.zeros(len(warps), bool)
             new = self._new_round(warps, self.last_load, ("global", a.id, ev.lineno), "global")
             w_new, m_new = warps[new], miss_warp[new]
             self.dram[w_new[m_new]] += 1
             self.l2[w_new[~m_new]] += 1
             self.open_dram[w_new] = m_new
             # a warp whose open round was on chip and now also misses: that round waits for DRAM after all
-            grow = warps[~new & miss_warp & ~self.open_dram[warps]]
+            grow = warps[~new & miss_warp & ~self.open_dram[at]]
             self.l2[grow] -= 1
             self.dram[grow] += 1
             self.open_dram[grow] = True
-            self.last_load[warps] = self.now
+            self.last_load[at] = self.now
             return
         if kind == "atom":
-            self.l2[warps] += 1
+            self.l2[at] += 1
         if kind in ("atom", "red") and space == "global":
-            self._count_atomics(ev, req, addr)
-            self.last_use["shared"][warps] = self.now
-        self.last_use["global"][warps] = self.now
+            self._count_atomics(ev, req, a.address(ev.flat))
+            self.last_use["shared"][at] = self.now
+        self.last_use["global"][at] = self.now
 
     # ------------------------------------------------------------------------------------------ helpers
     def _new_round(self, warps: np.ndarray, last: np.ndarray, site: tuple, space: str) -> np.ndarray:
         """Per warp of a load event: does the load open a round? (and count it in its site's round)"""
-        new = last[warps] < self.last_use[space][warps]
         rid = self.round_id[space]
         state = self.sites.get(site)
         if state is None:
             state = self.sites[site] = (np.full(len(rid), -1, np.int32), np.zeros(len(rid), np.int32))
         site_round, site_loads = state
-        same = site_round[warps] == rid[warps]
-        new |= same & (site_loads[warps] >= UNROLL)
-        rid[warps[new]] += 1
-        site_loads[warps] = np.where(same & ~new, site_loads[warps] + 1, 1)
-        site_round[warps] = rid[warps]
-        return new
+        return _open_rounds(warps, last, self.last_use[space], rid, site_round, site_loads, UNROLL)
 
-    def _touch(self, a: ArrayInfo, addr: np.ndarray) -> np.ndarray:
-        """Per lane: does it touch a segment no earlier access of the launch touched? (and mark them)"""
-        entry = self.seen.get(a.id)
+    def _touch(self, a: ArrayInfo, flat: np.ndarray, req: Requests) -> np.ndarray:
+        """Per request of an event: does one of its lanes touch a segment no earlier access of the launch
+        touched? (and mark the segments touched)
+
+        Lanes next to each other in one request mostly share a segment, and such lanes have the same answer,
+        so only the lanes that start a request or change segment are looked up (a coalesced access: one lane in
+        16 of 4-byte elements)."""
+        owner = a.memory  # a record field's segments are its array of records'
+        entry = self.seen.get(owner.id)
         if entry is None:
-            first = a.base_address // SEGMENT
-            count = (a.base_address + max(a.nbytes, 1) - 1) // SEGMENT - first + 1
-            entry = self.seen[a.id] = (first, np.zeros(count, bool))
+            first = owner.base_address // SEGMENT
+            count = (owner.base_address + max(owner.nbytes, 1) - 1) // SEGMENT - first + 1
+            entry = self.seen[owner.id] = (first, np.zeros(count, bool))
         first, touched = entry
-        seg = addr // SEGMENT - first
+        # segment of (base + flat * itemsize), counted from the array's first: (base % SEGMENT + flat * itemsize)
+        # // SEGMENT; addresses are non-negative, so a shift is the floor division
+        offset, size = a.base_address % SEGMENT, a.itemsize
+        if a.strides is not None:  # a record field: its elements' own addresses
+            seg = (a.address(flat) - owner.base_address + owner.base_address % SEGMENT) >> _SEGMENT_BITS
+        elif offset == 0 and size <= SEGMENT and size & (size - 1) == 0:      # an aligned array: one shift
+            seg = np.right_shift(flat, _SEGMENT_BITS - (size.bit_length() - 1), dtype=np.int64)
+        else:
+            seg = np.multiply(flat, size, dtype=np.int64)
+            seg += offset
+            seg >>= _SEGMENT_BITS
+        keep = req.new.copy()
+        keep[1:] |= seg[1:] != seg[:-1]
+        pos = np.flatnonzero(keep)
+        seg = seg[pos]
         miss = ~touched[seg]
         touched[seg] = True
-        return miss
+        out = np.zeros(req.count, bool)
+        # the kept lanes in order: each request's first lane is kept, so a cumulative count of the request
+        # starts names each kept lane's request
+        out[(np.cumsum(req.new[pos]) - 1)[miss]] = True
+        return out
 
     def _count_atomics(self, ev: AccessEvent, req: Requests, addr: np.ndarray) -> None:
         from .metrics import TrafficObserver
@@ -175,6 +201,27 @@ class RoundsObserver(Observer):
         m["gpusim__barriers_max"] = int(self.barriers.max()) if self.barriers.size else 0
         m["gpusim__atomic_max_per_address"] = max((int(c.max()) for c in self.atomic_counts.values()), default=0)
         m["gpusim__shared_atomic_passes"] = int(self.shared_atomic_passes)
+
+
+@njit(cache=True)
+def _open_rounds(warps, last, last_use, rid, site_round, site_loads, unroll):
+    """Per warp of a load event (``warps``: distinct): does the load open a round? A warp opens one when it
+    stored, did an atomic or passed a barrier since its last load of the space (``last`` < ``last_use``), or
+    when this load site has joined the warp's open round ``unroll`` times already. Counts the rounds opened
+    (``rid``) and the site's loads in the warp's open round (``site_round``, ``site_loads``)."""
+    new = np.empty(warps.size, np.bool_)
+    for i in range(warps.size):
+        w = warps[i]
+        r = rid[w]
+        same = site_round[w] == r
+        opens = last[w] < last_use[w] or (same and site_loads[w] >= unroll)
+        if opens:
+            r += 1
+            rid[w] = r
+        site_round[w] = r
+        site_loads[w] = site_loads[w] + 1 if same and not opens else 1
+        new[i] = opens
+    return new
 
 
 def _serial_passes(req: Requests, flat: np.ndarray) -> int:

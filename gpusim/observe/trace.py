@@ -43,11 +43,15 @@ class PhaseTrace:
         self.max_values = max_values
         self.values_kept = 0       # shared-array elements kept in ``shared_values``
         self.values_dropped = 0    # and left out (past ``max_values``)
-        self._values: dict[tuple[int, int], dict[int, np.ndarray]] = {}   # (block, array id) -> {phase: values}
+        # one snapshot per shared array per barrier event: (array id, blocks, their phases, values per block)
+        self._snapshots: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]] = []
+        self._value_index: dict[tuple[int, int, int], tuple[np.ndarray, int]] | None = None
         self.arrays: dict[int, ArrayInfo] = {}
         self.recorded = 0          # lane-accesses kept
         self.dropped = 0           # lane-accesses left out (blocks past max_blocks, or past max_accesses)
-        self._chunks: list[np.ndarray] = []
+        # each recorded access event as its columns (the engine's read-only arrays, kept, not copied); ``table``
+        # builds the structured array when first asked
+        self._chunks: list[tuple] = []
         self._barriers: list[tuple[int, np.ndarray, int]] = []   # (step, blocks, lineno)
         self._table: np.ndarray | None = None
 
@@ -58,9 +62,17 @@ class PhaseTrace:
     @property
     def table(self) -> np.ndarray:
         """Every recorded lane-access as one structured array (fields of ``ACCESS_DTYPE``), by step."""
-        if self._table is None:
-            self._table = np.concatenate(self._chunks) if self._chunks else np.zeros(0, ACCESS_DTYPE)
-            self._chunks = [self._table]
+        if self._table is None or self._chunks:
+            n = sum(len(c[1]) for c in self._chunks)
+            table = np.empty(n, ACCESS_DTYPE)
+            fields = ("step", "block", "thread", "phase", "array", "element", "kind", "lineno")
+            for col, name in enumerate(fields):
+                parts = [np.broadcast_to(c[col], len(c[1])) for c in self._chunks]
+                if parts:
+                    column = np.concatenate(parts)
+                    table[name] = column % self.launch.threads_per_block if name == "thread" else column
+            self._table = table if self._table is None else np.concatenate([self._table, table])
+            self._chunks = []
         return self._table
 
     def blocks(self) -> list[int]:
@@ -105,11 +117,17 @@ class PhaseTrace:
         the array did not exist yet in that phase).
         """
         ids = [array] if isinstance(array, int) else [k for k, a in self.arrays.items() if a.name == array]
+        if self._value_index is None:
+            index = {}
+            for aid, blocks, phases, values in self._snapshots:      # later snapshots win
+                for row, (b, ph) in enumerate(zip(blocks.tolist(), phases.tolist())):
+                    index[(b, aid, ph)] = (values, row)
+            self._value_index = index
         for aid in ids:
-            per_phase = self._values.get((int(block), int(aid)))
-            if per_phase is not None and phase in per_phase:
-                info = self.arrays[aid]
-                return per_phase[phase].reshape(info.shape or (1,))
+            hit = self._value_index.get((int(block), int(aid), int(phase)))
+            if hit is not None:
+                values, row = hit
+                return values[row].reshape(self.arrays[aid].shape or (1,))
         return None
 
     def written_before(self, block: int, array: int | str, phase: int) -> np.ndarray | None:
@@ -139,11 +157,11 @@ class TraceObserver(Observer):
         self.full = full
         self.limits = (None, None, None) if full else (max_blocks, max_accesses, max_values)
         self.step = 0
-        self._phase: dict[int, int] = {}      # block -> barriers passed (the phase its next snapshot ends)
+        self._phase = np.zeros(0, np.int32)   # per block: barriers passed (the phase its next snapshot ends)
 
     def start(self, launch: LaunchInfo, arrays: list[ArrayInfo]) -> None:
         self.trace = PhaseTrace(launch, *self.limits)
-        self._phase = {}
+        self._phase = np.zeros(0, np.int32)
         self.tpb = launch.threads_per_block
         for a in arrays:
             self.trace.arrays[a.id] = a
@@ -165,17 +183,11 @@ class TraceObserver(Observer):
         tr.dropped += n - keep
         if keep == 0:
             return
-        rec = np.empty(keep, ACCESS_DTYPE)
-        rec["step"] = step
-        rec["block"] = ev.block[:keep]
-        rec["thread"] = ev.gtid[:keep] % self.tpb
-        rec["phase"] = ev.phase[:keep]
-        rec["array"] = ev.array.id
-        rec["element"] = ev.flat[:keep]
-        rec["kind"] = _KIND_CODE[ev.kind]
-        rec["lineno"] = ev.lineno
-        tr._chunks.append(rec)
-        tr._table = None
+        # the thread column holds the global thread id until ``table`` reduces it; the event's arrays are kept
+        # whole (the engine never writes them again), or their kept part copied (a view would keep all alive)
+        cut = (lambda a: a) if keep == n else (lambda a: a[:keep].copy())
+        tr._chunks.append((step, cut(ev.block), cut(ev.gtid), cut(ev.phase), ev.array.id, cut(ev.flat),
+                           _KIND_CODE[ev.kind], ev.lineno))
         tr.recorded += keep
 
     def on_barrier(self, blocks: np.ndarray, lineno: int) -> None:
@@ -183,26 +195,42 @@ class TraceObserver(Observer):
         if tr.max_blocks is not None:
             blocks = blocks[blocks < tr.max_blocks]
         if len(blocks):
-            tr._barriers.append((self.step, np.asarray(blocks).copy(), int(lineno)))
-            for b in blocks.tolist():
-                self._phase[b] = self._phase.get(b, 0) + 1
+            blocks = np.asarray(blocks)
+            tr._barriers.append((self.step, blocks.copy(), int(lineno)))
+            self._phases_of(blocks)
+            self._phase[blocks] += 1              # an event names each block once
         self.step += 1
+
+    def _phases_of(self, blocks: np.ndarray) -> np.ndarray:
+        """The phase each of ``blocks`` is in (the per-block table grows to the largest block seen)."""
+        top = int(blocks.max()) + 1 if len(blocks) else 0
+        if top > len(self._phase):
+            grown = np.zeros(max(top, 2 * len(self._phase)), np.int32)
+            grown[:len(self._phase)] = self._phase
+            self._phase = grown
+        return self._phase[blocks]
 
     def on_shared_values(self, blocks: np.ndarray, rows: np.ndarray, arrays: list, lineno: int | None) -> None:
         """Keep a copy of each recorded block's shared arrays as its current phase ends (before the barrier
         at ``lineno`` counts, or at the block's end when ``lineno`` is None)."""
         tr = self.trace
-        keep = np.ones(len(blocks), bool) if tr.max_blocks is None else blocks < tr.max_blocks
-        for block, row in zip(blocks[keep].tolist(), rows[keep].tolist()):
-            phase = self._phase.get(block, 0)
-            for info, data in arrays:
-                tr.arrays.setdefault(info.id, info)
-                values = data[row]
-                if tr.max_values is not None and tr.values_kept + values.size > tr.max_values:
-                    tr.values_dropped += values.size
-                    continue
-                tr._values.setdefault((block, info.id), {})[phase] = values.copy()
-                tr.values_kept += values.size
+        if tr.max_blocks is not None:
+            keep = blocks < tr.max_blocks
+            blocks, rows = blocks[keep], rows[keep]
+        if not len(blocks):
+            return
+        phases = self._phases_of(blocks)
+        for info, data in arrays:
+            tr.arrays.setdefault(info.id, info)
+            size = data[0].size if len(data) else 0
+            n = len(blocks)
+            if tr.max_values is not None and size:
+                n = max(0, min(n, (tr.max_values - tr.values_kept) // size))   # blocks in order, while room
+            tr.values_dropped += (len(blocks) - n) * size
+            if n:
+                tr._snapshots.append((info.id, blocks[:n].copy(), phases[:n].copy(), data[rows[:n]]))  # a copy
+                tr._value_index = None
+                tr.values_kept += n * size
 
     def finish(self, report) -> None:
         report.trace = self.trace

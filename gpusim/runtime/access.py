@@ -8,12 +8,14 @@ store and atomic — bounds-checked per dimension on active lanes only, recorded
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from ..device import WARP_SIZE
 from ..faults import DataRace, OutOfBounds, UninitializedRead
 from ..observe import races
 from ..observe.events import AccessEvent, ArrayInfo
 from .memory import ArrayHandle, apply_atomic, const_handle, local_handle, shared_handle
+from .views import View
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -21,6 +23,15 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     afterwards (atomics apply before they observe, so their element ids are never handed to numba frozen)."""
     a.flags.writeable = False
     return a
+
+
+@njit(cache=True)
+def _within(v, n):
+    """Is every index in ``v`` in ``[0, n)``?"""
+    for k in range(v.size):
+        if v[k] < 0 or v[k] >= n:
+            return False
+    return True
 
 
 class MemoryAccess:
@@ -85,6 +96,44 @@ class MemoryAccess:
             self._register(("const", id(array)), h.info)
         return h
 
+    def field(self, A: ArrayHandle, name: str) -> ArrayHandle:
+        """The field ``name`` of an array of records as an array of its own (``FieldView``): a view of the
+        records' memory, one per launch for each array and field, with its own race shadow (two fields are
+        different bytes) and the addresses of the field's bytes for the observers."""
+        key = (id(A), name)
+        h = self.field_handles.get(key)
+        if h is not None:
+            return h
+        if name in ("real", "imag") and A.dtype.fields is None:  # a complex array's parts
+            sub, offset = (), (0 if name == "real" else A.dtype.itemsize // 2)
+            view = A.data.real if name == "real" else A.data.imag
+        else:
+            sub, offset = A.dtype.fields[name][0].shape, A.dtype.fields[name][1]
+            view = A.data[name]
+        if A.space in ("shared", "local"):  # stored (blocks or lanes, size): the element id picks the row
+            view = view.reshape((A.data.shape[0],) + tuple(A.shape_i) + sub)
+        elif A.data.size == 0:
+            view = view.reshape(tuple(A.shape_i) + sub)
+        base = view.dtype.base if view.dtype.subdtype is not None else view.dtype
+        per = A.space in ("shared", "local")
+        shape = tuple(view.shape[1:]) if per else tuple(view.shape)
+        strides = tuple(int(s) for s in (view.strides[1:] if per else view.strides))
+        info = ArrayInfo(self._new_id(), f"{A.name}.{name}", A.space, base, shape, A.info.base_address + offset,
+                         strides, A.info)
+        flat = view.view()
+        try:
+            flat.shape = (-1,)  # one stride over every element: a 1-D view (atomics and fast loads use it)
+        except AttributeError:
+            flat = None  # a nested array field: loads and stores index the view by its own shape
+        h = ArrayHandle(info, view, flat, track=A.shadow is not None, writable=A.writable)
+        if per and h.shadow is not None:  # one entry per element of every block's copy
+            h.shadow = races.Shadow(view.size)
+        if A.space == "local":
+            h.written = np.zeros(view.size, np.bool_)
+        self.field_handles[key] = h
+        self._register(("field", id(A), name), info)
+        return h
+
     def _new_id(self):
         self.next_id += 1
         return self.next_id
@@ -115,8 +164,8 @@ class MemoryAccess:
         for d, v in enumerate(sel):
             n = A.shape_i[d]
             if isinstance(v, np.ndarray):
-                b = (v < 0) | (v >= n)
-                if b.any():
+                if not _within(v, n):  # one pass; the lanes' mask only when some lane is out
+                    b = (v < 0) | (v >= n)
                     bad = b if bad is None else (bad | b)
             elif v < 0 or v >= n:
                 bad = np.ones(lanes.size, bool)
@@ -168,9 +217,8 @@ class MemoryAccess:
                 else:
                     A.written[elems] = True
             return
-        gt = self.b0 * self.T + lanes
-        res = races.record(sh, elems, gt, self.T, self.NW, now, int(line), kind, A.space == "shared",
-                           self.b0, self.bar_time, self.wbar_time)
+        res = races.record_lanes(sh, elems, lanes, self.lane_block, self.lane_warp_in_block, self.T, self.NW, now,
+                                 int(line), kind, A.space == "shared", self.b0, self.bar_time, self.wbar_time)
         if res[races.R_UNINITS]:
             k = int(res[races.R_UNINIT_POS])
             self._uninit(A, lanes[k], elems[k], line, int(res[races.R_UNINITS]))
@@ -218,13 +266,20 @@ class MemoryAccess:
                 blk = gt // self.T
                 ids = self._full_ids = tuple(_frozen(a) for a in (gt, blk, blk * self.NW + (gt % self.T) // WARP_SIZE))
             gt, blk, warp = ids
-        else:
-            gt = self.b0 * self.T + lanes
-            blk = gt // self.T
-            gt, blk, warp = _frozen(gt), _frozen(blk), _frozen(blk * self.NW + (gt % self.T) // WARP_SIZE)
+            phase = self._full_phase  # every lane's block's phase: the same until a barrier changes it
+            if phase is None:
+                phase = self._full_phase = _frozen(self.phase[self.lane_block])
+        else:  # the chunk's lane tables instead of dividing by the block size
+            bl = self.lane_block[lanes]
+            blk = bl + self.b0
+            warp = blk * self.NW
+            warp += self.lane_warp_in_block[lanes]
+            gt, blk, warp = _frozen(self.b0 * self.T + lanes), _frozen(blk), _frozen(warp)
+            phase = _frozen(self.phase[bl])
         # observers see read-only arrays: they cannot change what the kernel computes
-        ev = AccessEvent(A.info, kind, int(line), gt, blk, warp, _frozen(flat), _frozen(self.phase[blk - self.b0]),
-                         uniform, op)
+        loop = self.loop
+        ev = AccessEvent(A.info, kind, int(line), gt, blk, warp, _frozen(flat), phase, uniform, op,
+                         loop, self.loop_iteration if loop is not None else 0)
         for o in self.observers:
             o.on_access(ev)
 
@@ -238,7 +293,10 @@ class MemoryAccess:
     def ld(self, A: ArrayHandle, m, idx, line):
         if len(idx) == 1 and type(idx[0]) is tuple:  # a[t] with t a tuple variable
             idx = idx[0]
-        lanes, flat, uniform = self._locate(A, m, idx, line, "read")
+        if type(A) is View:  # a slice: checked against the view, then an access of its base array
+            A, lanes, flat, uniform = self.through_view(A, m, idx, line, "read")
+        else:
+            lanes, flat, uniform = self._locate(A, m, idx, line, "read")
         if flat is None:
             if uniform and A.space in ("global", "const") and lanes.size == 0 and not any(
                     isinstance(v, np.ndarray) for v in idx):
@@ -251,9 +309,8 @@ class MemoryAccess:
         if A.flat is not None:
             src = A.flat
             vals = src[elems] if not (uniform and A.space in ("global", "const")) else src[elems[0]]
-        else:
-            index = np.unravel_index(flat, A.shape_i)
-            vals = A.data[index]
+        else:  # a strided view (a record's field): the element ids over the data's own shape
+            vals = A.data[np.unravel_index(elems, A.data.shape)]
             if uniform and A.space in ("global", "const"):
                 vals = vals[0]
         if uniform and A.space in ("global", "const"):
@@ -269,7 +326,10 @@ class MemoryAccess:
             raise TypeError(f"{A.space} array {A.name!r} is read-only")
         if len(idx) == 1 and type(idx[0]) is tuple:  # a[t] = v with t a tuple variable
             idx = idx[0]
-        lanes, flat, uniform = self._locate(A, m, idx, line, "write")
+        if type(A) is View:  # a slice: checked against the view, then an access of its base array
+            A, lanes, flat, uniform = self.through_view(A, m, idx, line, "write")
+        else:
+            lanes, flat, uniform = self._locate(A, m, idx, line, "write")
         if flat is None:
             return
         elems = self._elems(A, lanes, flat)
@@ -285,14 +345,17 @@ class MemoryAccess:
         if A.flat is not None:
             A.flat[elems] = v
         else:
-            A.data[np.unravel_index(flat, A.shape_i)] = v
+            A.data[np.unravel_index(elems, A.data.shape)] = v
 
     def atomic(self, op, A: ArrayHandle, m, idx, value, cmp, used, line):
         if not A.writable:
             raise TypeError(f"{A.space} array {A.name!r} is read-only")
         if not isinstance(idx, tuple):
             idx = (idx,)
-        lanes, flat, uniform = self._locate(A, m, idx, line, "atomic")
+        if type(A) is View:  # a slice: checked against the view, then an access of its base array
+            A, lanes, flat, uniform = self.through_view(A, m, idx, line, "atomic")
+        else:
+            lanes, flat, uniform = self._locate(A, m, idx, line, "atomic")
         if flat is None:
             return np.zeros(self.N, A.dtype)
         elems = self._elems(A, lanes, flat)

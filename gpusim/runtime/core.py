@@ -12,13 +12,20 @@ from __future__ import annotations
 import numpy as np
 
 from ..device import WARP_SIZE
-from ..faults import KernelError, KernelFault, KernelTimeout, OutOfBounds
+from ..faults import KernelError, KernelFault, KernelRaised, KernelTimeout, OutOfBounds
 from ..ir.values import convert
-from ..observe.events import ArrayInfo, LaunchInfo
+from ..observe.events import ArrayInfo, LaunchInfo, UnrolledLoop
 from .access import MemoryAccess
+from .libdevice.rounding import to_odd, two_sum
 from .memory import ArrayHandle
 from .output import Output
 from .sync import Synchronisation
+from .views import Slicing, View
+
+#: (block shape, blocks in the chunk) -> the chunk's read-only lane geometry (thread indices, lane ids, masks),
+#: kept across launches: a benchmark or a judge launches one shape again and again
+_GEOMETRY: dict[tuple, dict[str, np.ndarray]] = {}
+_GEOMETRY_KEPT = 4   # a full chunk's geometry is about 3.5 MB
 
 _SPLIT = 134217729.0  # 2**27 + 1: Dekker's split of a float64 into two 26-bit halves
 
@@ -43,11 +50,30 @@ def fma64(a, b, c):
 
 
 def fma_narrow(a, b, c, dtype: np.dtype):
-    """``a*b + c`` for float16/float32: the float64 product of two narrower floats is exact, so one rounding
-    of the float64 sum to ``dtype`` is the fused result (up to a double rounding of the sum)."""
+    """``a*b + c`` for float16/float32 with one rounding. The float64 product of two narrower floats is exact,
+    and one rounding of the float64 sum to ``dtype`` is the fused result unless that sum, itself rounded, landed
+    on a midpoint of ``dtype`` and rounds a second time. Such a sum has at least 28 trailing zero bits (as an
+    exact ``dtype`` value has), so only those lanes are looked at: where the sum was inexact (TwoSum's error),
+    it is rounded to *odd* instead, and the one rounding that follows is then exact (53 bits > 24 + 1)."""
     f64 = np.float64
-    r = f64(a) * f64(b) + f64(c)
-    return r.astype(dtype) if isinstance(r, np.ndarray) else dtype.type(r)
+    with np.errstate(all="ignore"):
+        p = f64(a) * f64(b)
+        s = p + f64(c)
+        if not isinstance(s, np.ndarray):
+            return dtype.type(_to_odd_sum(s, p, f64(c)))
+        suspect = np.flatnonzero((s.view(np.int64) & 0x0FFFFFFF) == 0)
+        if len(suspect):
+            pp = np.broadcast_to(p, s.shape)[suspect]
+            cc = np.broadcast_to(f64(c), s.shape)[suspect]
+            s = s.copy() if not s.flags.writeable else s
+            s[suspect] = _to_odd_sum(s[suspect], pp, cc)
+        return s.astype(dtype)
+
+
+def _to_odd_sum(s, p, c):
+    """``s = fl(p + c)`` rounded to odd instead: its neighbour with an odd last bit where the sum was inexact."""
+    s, e = two_sum(p, c)                                # s + e == p + c exactly; the same s
+    return to_odd(s, e)
 
 
 def _squaring(a, e, t, vec: bool):
@@ -73,7 +99,20 @@ class Abort(Exception):
     """Stops a launch after a fatal fault (a timeout); the fault is already recorded."""
 
 
-class Runtime(MemoryAccess, Synchronisation, Output):
+def _lanes_of(m, a, b):
+    """Per lane, ``a`` where ``m`` holds, else ``b``: a tuple's item (an array in a tuple, as a record reference
+    holds its array, must be one array on both sides)."""
+    if a is b:
+        return a
+    if isinstance(a, tuple):
+        return tuple(_lanes_of(m, x, y) for x, y in zip(a, b))
+    if isinstance(a, (ArrayHandle, View)) or isinstance(b, (ArrayHandle, View)):
+        raise TypeError("a tuple or record holds a different array per thread: gpusim cannot hold that "
+                        "(numba-cuda can); index one array instead")
+    return np.where(m, a, b)
+
+
+class Runtime(MemoryAccess, Slicing, Synchronisation, Output):
     def __init__(self, info: LaunchInfo, source_lines, kernel_name: str, observers, max_steps: int,
                  shared_mem: int, next_array_id: int, max_output_lines: int = 1000):
         self.info = info
@@ -92,11 +131,16 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         self.arrays: dict[tuple, ArrayInfo] = {}
         self.next_id = next_array_id
         self.const_handles: dict[int, ArrayHandle] = {}
+        #: the launch's global arrays, whose access records a grid sync clears (``Synchronisation.grid_sync``)
+        self.globals_tracked: list[ArrayHandle] = []
+        self.field_handles: dict[tuple, ArrayHandle] = {}
         self.shared_static_bytes: dict[int, int] = {}
         self.flops: dict[tuple[str, str], int] = {}
         self.steps = 0
+        self.loop: UnrolledLoop | None = None    # the unrolled loop running now, its iteration, and a counter
+        self.loop_iteration = 0
+        self.loop_ids = 0
         self._mask_cache: tuple[object, np.ndarray] | None = None
-        self._geometry: dict[int, dict[str, np.ndarray]] = {}
         self.init_output(max_output_lines)
 
     # -- chunks ---------------------------------------------------------------------------------------
@@ -105,8 +149,9 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         T = self.T
         N = nb * T
         self.b0, self.nb, self.N = b0, nb, N
-        geom = self._geometry.get(nb)
-        if geom is None:  # what depends only on the chunk's size: the same for every full chunk
+        key = (self.info.block, nb)
+        geom = _GEOMETRY.get(key)
+        if geom is None:  # what depends only on the block's shape and the chunk's size: the same for every chunk
             lane = np.arange(N, dtype=np.int64)
             t = lane % T
             bx, by, _ = self.info.block
@@ -123,13 +168,24 @@ class Runtime(MemoryAccess, Synchronisation, Output):
             }
             for v in geom.values():
                 v.flags.writeable = False  # shared by every chunk of this size: nothing may change them
-            self._geometry = {nb: geom}
+            try:
+                while len(_GEOMETRY) >= _GEOMETRY_KEPT:   # the oldest goes
+                    _GEOMETRY.pop(next(iter(_GEOMETRY)), None)
+            except (RuntimeError, StopIteration):       # another thread's launch changed it meanwhile
+                pass
+            _GEOMETRY[key] = geom
         self.__dict__.update(geom)
-        gx, gy, _ = self.info.grid
+        gx, gy, gz = self.info.grid
         blk = b0 + self.lane_block
         i32 = np.int32
-        self.bx, self.by, self.bz = ((blk % gx).astype(i32), ((blk // gx) % gy).astype(i32),
-                                     (blk // (gx * gy)).astype(i32))
+        # blockIdx per lane; a grid of one row (or one plane) needs no division for it
+        zero = geom.get("block_index_zero")
+        if zero is None and (gy == 1 or gz == 1):
+            zero = geom["block_index_zero"] = np.zeros(N, i32)
+            zero.flags.writeable = False
+        self.bx = blk.astype(i32) if gy == 1 and gz == 1 else (blk % gx).astype(i32)
+        self.by = zero if gy == 1 else (blk // gx).astype(i32) if gz == 1 else ((blk // gx) % gy).astype(i32)
+        self.bz = zero if gz == 1 else (blk // (gx * gy)).astype(i32)
         self.exited = self.no_lanes
         # barrier epochs and phases of the chunk's blocks (a block never spans chunks): indexed by block in
         # the chunk, so a launch's bookkeeping is the size of one chunk whatever its grid
@@ -140,6 +196,8 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         self.dyn_buffer = None
         self._mask_cache = None
         self._full_ids = None
+        self._full_phase = None
+        self.loop = None
 
     # -- helpers used by generated code ---------------------------------------------------------------
     def active(self, m) -> np.ndarray:
@@ -160,13 +218,13 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         if old is None:
             return new
         if isinstance(new, tuple):
-            return tuple(np.where(m, a, b) for a, b in zip(new, old))
+            return tuple(_lanes_of(m, a, b) for a, b in zip(new, old))
         return np.where(m, new, old)
 
     @staticmethod
     def select(c, a, b):
         if isinstance(a, tuple):
-            return tuple(np.where(c, x, y) for x, y in zip(a, b))
+            return tuple(_lanes_of(c, x, y) for x, y in zip(a, b))
         return np.where(c, a, b)
 
     convert = staticmethod(convert)
@@ -230,15 +288,15 @@ class Runtime(MemoryAccess, Synchronisation, Output):
                 return items[int(k)]
             lane = self.first_lane(m)
             if lane is not None:
-                self.record(OutOfBounds(f"Index {int(k)} is out of range for a tuple of {n} items."), line, lane,
-                            None, (int(k),))
+                self.record(OutOfBounds(f"tuple index out of range: index {int(k)} for a tuple of {n} items."),
+                            line, lane, None, (int(k),))
             return items[0] * 0
         bad = (k < 0) | (k >= n)
         if isinstance(m, np.ndarray):
             bad = bad & m
         if bad.any():
             lane = int(np.flatnonzero(bad)[0])
-            self.record(OutOfBounds(f"Index {int(k[lane])} is out of range for a tuple of {n} items."), line,
+            self.record(OutOfBounds(f"tuple index out of range: index {int(k[lane])} for a tuple of {n} items."), line,
                         lane, None, (int(k[lane]),))
         table = np.stack([np.broadcast_to(v, (self.N,)) for v in items])
         return table[np.clip(k, 0, n - 1), np.arange(self.N)]
@@ -247,6 +305,13 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         lane = self.first_lane(m)
         if lane is not None:
             self.error(KernelError, message, lane, line)
+            raise Abort
+
+    def raise_(self, message: str, exception, m, line) -> None:
+        """The kernel's ``raise``: a ``KernelRaised`` fault on the first active lane, and the launch ends."""
+        lane = self.first_lane(m)
+        if lane is not None:
+            self.record(KernelRaised(message, exception=exception), line, lane, None, None)
             raise Abort
 
     def irange(self, start, stop, step, dtype, m, line):
@@ -272,6 +337,32 @@ class Runtime(MemoryAccess, Synchronisation, Output):
         if isinstance(step, np.ndarray):
             return np.where(step > 0, iv < stop, iv > stop)
         return (iv < stop) if step > 0 else (iv > stop)
+
+    # -- loops the compiler unrolls (gpusim.ir.unroll): told to the observers, which count their requests --
+    def loop_enter(self, start, stop, step, m, count, epilog, line):
+        """A per-lane ``range`` loop the compiler unrolls by ``count`` starts for the lanes of ``m``."""
+        if not self.observers:
+            return
+        start, stop, step = (np.asarray(v, np.int64) for v in (start, stop, step))
+        span = np.where(step > 0, stop - start, start - stop)
+        mag = np.where(step > 0, step, -step)
+        mag = np.where(mag == 0, 1, mag)
+        trips = np.where(span > 0, (span + mag - 1) // mag, 0)
+        trips = np.where(m, np.broadcast_to(trips, (self.N,)), 0).astype(np.int64)
+        trips.flags.writeable = False
+        self.loop_ids += 1
+        self.loop = UnrolledLoop(self.loop_ids, int(line), int(count), bool(epilog), self.b0 * self.T, trips)
+        self.loop_iteration = -1
+
+    def loop_iter(self):
+        if self.loop is not None:
+            self.loop_iteration += 1
+
+    def loop_exit(self):
+        loop, self.loop = self.loop, None
+        if loop is not None:
+            for o in self.observers:
+                o.on_loop_exit(loop)
 
     def tick(self, line, m, fixed, per_lane):
         """Charge the work of a function's entry or a loop's iteration: ``fixed`` steps and ``per_lane`` steps

@@ -8,6 +8,7 @@ at negative integers; ``lgamma`` is +inf at 0 and at negative integers; ``remain
 
 from __future__ import annotations
 
+import cmath
 import math
 
 import numpy as np
@@ -46,6 +47,49 @@ def _remainder(x: float, y: float) -> float:
         return math.remainder(x, y)
     except ValueError:          # y == 0 or x infinite
         return math.nan
+
+
+#: cmath function -> the NumPy ufunc that stands in where CPython's cmath raises (log(0), overflow) and
+#: numba-cuda returns a value
+_CMATH_NUMPY = {"sqrt": np.sqrt, "exp": np.exp, "log": np.log, "log10": np.log10, "sin": np.sin, "cos": np.cos,
+                "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
+                "cosh": np.cosh, "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+                "phase": np.angle, "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}
+_cmath_ufuncs: dict[str, np.ufunc] = {}
+
+
+def _cmath_element(name: str):
+    f = getattr(cmath, name)
+    stand_in = _CMATH_NUMPY.get(name)
+
+    def one(*args):
+        try:
+            return f(*args)
+        except (ValueError, OverflowError):
+            if stand_in is None:
+                return complex("nan+nanj")
+            with np.errstate(all="ignore"):
+                return stand_in(*args)
+    return one
+
+
+def cmath_fn(name: str, dtype: np.dtype, *args):
+    """``cmath.<name>`` element by element with CPython's own cmath, whose special values (infinities, NaNs,
+    signed zeros) numba-cuda's cmath follows; the result in ``dtype``."""
+    uf = _cmath_ufuncs.get(name)
+    if uf is None:
+        uf = _cmath_ufuncs[name] = np.frompyfunc(_cmath_element(name), len(args), 1)
+    out = np.asarray(uf(*args)).astype(dtype)
+    return out if out.ndim else out[()]
+
+
+def make_complex(re, im, dtype: np.dtype):
+    """``complex(re, im)``: the parts set one by one (``re + 1j * im`` would turn an infinite part into NaNs)."""
+    shape = np.broadcast(re, im).shape
+    out = np.empty(shape, dtype)
+    out.real = re
+    out.imag = im
+    return out if shape else out[()]
 
 
 def erf(x, dtype: np.dtype):
@@ -98,8 +142,23 @@ def round(x, dtype: np.dtype):  # noqa: A001 - the builtin's name, as the IR int
 
 
 def round_ndigits(x, nd, dtype: np.dtype):
-    r = np.round(x, int(nd))
-    return r.astype(dtype) if isinstance(r, np.ndarray) else dtype.type(r)
+    """``round(x, ndigits)`` as numba-cuda computes it (``cudaimpl.round_to_impl``): in float64 whatever x's
+    type, x scaled by 10.0 ** ndigits (in two steps past 22 digits), rounded half to even, scaled back; an
+    infinite or NaN x, or one whose scaling overflows, is returned as it is."""
+    x64 = np.asarray(x, dtype=np.float64)
+    nd = np.asarray(nd).astype(np.int64)
+    with np.errstate(all="ignore"):
+        pos = nd >= 0
+        big = nd > 22
+        pow1 = np.where(pos, 10.0 ** np.where(big, nd - 22, nd).astype(np.float64), 10.0 ** (-nd).astype(np.float64))
+        pow2 = np.where(pos & big, 1e22, 1.0)
+        scaled = (x64 * pow1) * pow2
+        y = np.where(pos, scaled, x64 / pow1)
+        z = np.round(y)
+        z = np.where(np.abs(y - z) == 0.5, 2.0 * np.round(y / 2.0), z)
+        z = np.where(pos, (z / pow2) / pow1, z * pow1)
+        r = np.where(~np.isfinite(x64) | (pos & np.isinf(scaled)), x64, z)
+    return r.astype(dtype) if r.ndim else dtype.type(r[()])
 
 
 # ---------------------------------------------------------------------------------------------- bits

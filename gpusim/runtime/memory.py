@@ -152,6 +152,71 @@ def _atomic_int(data, elems, vals, cmps, op, olds):
                 data[e] = v
 
 
+#: lanes of one atomic that may update one element (so many rounds of ``_atomic_rounds``, about 15 us each)
+#: before the compiled loop is used: that loop is compiled once per element type and process, which costs
+#: more than a small launch's whole run (about a second with numba's cache cold, 20-30 ms warm)
+MAX_ROUNDS = 256
+
+
+def _updated(op: int, old: np.ndarray, v: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """What ``_atomic_float``/``_atomic_int`` store for each lane, lanes on distinct elements at once (arrays
+    of the element type: integer arithmetic wraps, as the compiled loop's stores do)."""
+    if op == 0:
+        return old + v
+    if op == 1:
+        return old - v
+    if op == 2 or (op == 11 and old.dtype.kind != "f"):
+        return np.where(v > old, v, old)
+    if op == 3 or (op == 12 and old.dtype.kind != "f"):
+        return np.where(v < old, v, old)
+    if op == 4:
+        return v
+    if op == 5:
+        return np.where(old >= v, np.zeros_like(old), old + 1)
+    if op == 6:
+        return np.where((old == 0) | (old > v), v, old - 1)
+    if op == 7:
+        return old & v
+    if op == 8:
+        return old | v
+    if op == 9:
+        return old ^ v
+    if op == 10:
+        return np.where(old == c, v, old)
+    nan_old = (old != old) & (v == v)
+    if op == 11:
+        return np.where((v > old) | nan_old, v, old)
+    return np.where((v < old) | nan_old, v, old)
+
+
+def _atomic_rounds(data: np.ndarray, elems: np.ndarray, vals: np.ndarray, cmps: np.ndarray, op: int,
+                   olds: np.ndarray, rounds: np.ndarray) -> None:
+    """The compiled loop's result, computed in rounds: round ``r`` applies, at once, the ``r``-th lane (in
+    lane order) of every element that ``r + 1`` or more lanes update; lanes on one element stay in order, and
+    lanes on different elements never meet."""
+    by_round = np.argsort(rounds, kind="stable")
+    ends = np.cumsum(np.bincount(rounds)) if rounds.size else ()
+    start = 0
+    for end in ends:
+        k = by_round[start:end]
+        start = end
+        e = elems[k]
+        old = data[e]
+        olds[k] = old
+        data[e] = _updated(op, old, vals[k], cmps[k])
+
+
+def _rounds(elems: np.ndarray) -> np.ndarray:
+    """For each lane, how many earlier lanes update the same element."""
+    order = np.argsort(elems, kind="stable")
+    s = elems[order]
+    first = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+    starts = np.repeat(first, np.diff(np.r_[first, s.size]))
+    rounds = np.empty(elems.size, np.int64)
+    rounds[order] = np.arange(s.size) - starts
+    return rounds
+
+
 def apply_atomic(op: str, flat: np.ndarray, elems: np.ndarray, vals: np.ndarray, cmps: np.ndarray | None
                  ) -> np.ndarray:
     """Apply ``op`` for each lane in order (as if the hardware serialised them); return the old values."""
@@ -163,9 +228,17 @@ def apply_atomic(op: str, flat: np.ndarray, elems: np.ndarray, vals: np.ndarray,
     if dt.kind == "f":
         if OPS[op] in (5, 6, 7, 8, 9):
             raise TypeError(f"atomic {op} needs an integer array, not {dt}")
-        _atomic_float(flat, elems, vals, cmps, OPS[op], olds)
+        loop = _atomic_float
     elif dt.kind in "iu":
-        _atomic_int(flat, elems, vals, cmps, OPS[op], olds)
+        loop = _atomic_int
     else:
         raise TypeError(f"atomics on {dt} arrays are not supported")
+    if dt.itemsize >= 4 or dt.kind != "f":  # float16: the compiled loop's error, as before
+        rounds = _rounds(elems)
+        # uint64 inc/dec always: the compiled loop computes old +/- 1 in float64 there (numba's uint64 +/- int64)
+        if rounds.size == 0 or rounds.max() < MAX_ROUNDS or (dt == np.uint64 and op in ("inc", "dec")):
+            with np.errstate(all="ignore"):  # inf - inf and the like: the compiled loop is silent too
+                _atomic_rounds(flat, elems, vals, cmps, OPS[op], olds, rounds)
+            return olds
+    loop(flat, elems, vals, cmps, OPS[op], olds)
     return olds

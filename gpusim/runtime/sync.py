@@ -51,12 +51,37 @@ class Synchronisation:
         w = (blocks[:, None] * self.NW + np.arange(self.NW)[None, :]).reshape(-1)
         self.wbar_time[w] = self.now
         self.phase[blocks] += 1
+        self._full_phase = None
         self.now += 1
         if self.observers:
             seen = gblocks.view()
             seen.flags.writeable = False  # observers see read-only arrays
             for o in self.observers:
                 o.on_barrier(seen, int(line))
+
+    def grid_sync(self, m, line):
+        """A grid group's ``sync()``: every live thread of the grid must reach it. The launch runs every block
+        in this one chunk (a cooperative launch), so it is every block's barrier, and it orders all earlier
+        accesses to global arrays, in any block, before all later ones: their access records are cleared."""
+        if not isinstance(m, np.ndarray):
+            m = self.all_lanes if m else self.no_lanes
+        if not m.any():
+            return
+        missing = ~(m | self.exited)
+        if missing.any():
+            lane = int(np.flatnonzero(missing)[0])
+            blk, thr = self.info.split_gtid(self.b0 * self.T + lane)
+            f = BarrierDivergence(
+                f"grid.sync() reached by only {int(m.sum())} of the grid's {int((~self.exited).sum())} live "
+                "threads: a grid barrier must be reached by every thread of the grid that has not returned.")
+            f.details.append(f"thread {thr} of block {blk} did not reach it (it is in a different branch)")
+            self.record(f, line, int(np.flatnonzero(m)[0]), None, None)
+        self.syncthreads(m | self.exited, line)
+        for h in self.globals_tracked:
+            sh = h.shadow
+            if sh is not None:
+                for rec in (sh.w_tid, sh.a_tid, sh.r_tid):
+                    rec.fill(-1)
 
     def show_shared(self, blocks, line):
         """Give observers that ask for them (``on_shared_values``) read-only views of the chunk's shared arrays.
@@ -75,9 +100,11 @@ class Synchronisation:
             v = h.data.view()
             v.flags.writeable = False
             views.append((h.info, v))
-        gblocks = self.b0 + np.asarray(blocks, dtype=np.int64)
+        local = np.array(blocks, dtype=np.int64)   # a copy: the caller goes on using ``blocks``
+        gblocks = self.b0 + local
+        local.flags.writeable = gblocks.flags.writeable = False   # observers see read-only arrays
         for o in watchers:
-            o.on_shared_values(gblocks, np.asarray(blocks, dtype=np.int64), views, line)
+            o.on_shared_values(gblocks, local, views, line)
 
     def syncthreads_reduce(self, kind, m, pred, line):
         self.syncthreads(m, line)
@@ -121,8 +148,9 @@ class Synchronisation:
             mk = int(maskv if maskv.ndim == 0 else maskv[k])
             self.record(BarrierDivergence(
                 f"{what} is executed by lane {int(self.laneid[k])}, which its mask (0x{mk:08x}) leaves out: a lane "
-                "that executes a *_sync call must be in its mask (compute-sanitizer's synccheck reports this as "
-                "an invalid argument)."), line, k, None, None, ("mask",))
+                "that executes a *_sync call must be in its mask. PTX leaves the result undefined; on an H200 such "
+                "a kernel ran with no error and compute-sanitizer's synccheck reported nothing, so the GPU "
+                "will not tell you."), line, k, None, None, ("mask",))
         act = self._warp_bits(m)
         exist = np.where(self.warp_size_of >= WARP_SIZE, np.uint64(FULL_MASK),
                          (np.uint64(1) << self.warp_size_of.astype(np.uint64)) - np.uint64(1)).astype(np.uint32)

@@ -88,6 +88,15 @@ def _cross_lane_ties(cols: int) -> np.ndarray:
     return a
 
 
+def _edges(rng: np.random.Generator, cols: int) -> np.ndarray:
+    """Distinct values with each row's one maximum at column 32, 64, cols - 1 or 31: the first column a
+    lane's loop reaches, the second, the row's last, and the last a lane reads before its loop."""
+    a = rng.permutation(4 * cols).reshape(4, cols).astype(np.float32) - 2 * cols
+    for r, c in enumerate((32, 64, cols - 1, 31)):
+        a[r, c] = 3 * cols
+    return a
+
+
 def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     rng = generator(rng, 27)
     masked = rng.standard_normal((5, 70)).astype(np.float32)
@@ -106,6 +115,9 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         _case("masked logits 5x70", masked, "every third column is -inf; the last row is all -inf (answer 0)"),
         _case(f"ties {tie_rows}x{tie_cols}", _ties(rng, tie_rows, tie_cols),
               "values -4..4: the max occurs many times in most rows"),
+        _case("maximum at a lane's edge 4x97", _edges(rng, 97),
+              "each row's maximum at column 32, 64, 96 (the last) or 31: a loop that starts a column late, "
+              "steps 33 or stops before the last column misses it"),
         _case(f"vocabulary 3x{COLS_MAX}", rng.standard_normal((3, COLS_MAX)).round(1),
               f"{COLS_MAX} columns: each lane scans about {COLS_MAX // 32}"),
     )

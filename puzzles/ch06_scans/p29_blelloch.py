@@ -94,6 +94,7 @@ def _nonzero(rng: np.random.Generator, n: int, high: int) -> np.ndarray:
 def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     rng = generator(rng, 29)
     n = size(rng, 257, 319)
+    n_half = size(rng, 193, 255)
     return (
         _case("worked example n=8", [3, 1, -2, 5, 0, 4, -1, 2], "the example from the description"),
         _case("random n=128", _nonzero(rng, 128, 50), "exactly one full tile of 128"),
@@ -104,6 +105,9 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         _case("n=1", [42], "a single element: its exclusive prefix is 0"),
         _case("random n=257", _nonzero(rng, 257, 1000),
               "the last tile holds one element; each tile starts again at 0"),
+        _case(f"half-full last tile n={n_half}", _nonzero(rng, n_half, 50),
+              f"two tiles, the last with {n_half - 128} elements: every thread loads its first element and "
+              "only some their second (i0 + 64)"),
     )
 
 

@@ -92,7 +92,17 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
               "every output is 1; 63 threads of each block are idle"),
         _case(f"very negative {rows}x{cols}", rng.normal(-120, 8, (rows, cols)),
               "logits near -120: with a max that starts at 0 instead of -inf every exp underflows to 0"),
+        _case("one spike per row 5x128", _spiked(rng, 5, 128, (63, 1, 41, 2, 127)),
+              "each row has one logit 100 above the rest, at columns 63, 1, 41, 2 and 127: a max tree that "
+              "skips any thread's partial subtracts too small a max, and exp(100) overflows"),
     )
+
+
+def _spiked(rng: np.random.Generator, rows: int, cols: int, at: tuple[int, ...]) -> np.ndarray:
+    """Normal logits with one logit per row raised 100 above the row's others, at column ``at[row]``."""
+    x = rng.normal(0, 1, (rows, cols))
+    x[np.arange(rows), at] = x.max(axis=1) + 100
+    return x
 
 
 PUZZLE = Puzzle(

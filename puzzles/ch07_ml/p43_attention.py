@@ -117,6 +117,20 @@ def _large_logits(rng: np.random.Generator) -> Case:
                  "row maximum is subtracted first")
 
 
+def _spiked(rng: np.random.Generator) -> Case:
+    """Query i points along axis i, and one key (63, 1, 41, 2 for queries 0-3) along the same axis, scored
+    about 120 against its query; every other score stays within a few units of 0."""
+    sq, sk, at = 4, SK_MAX, (63, 1, 41, 2)
+    q, k = rng.normal(0, 0.1, (sq, D)), rng.normal(0, 1, (sk, D))
+    for i, j in enumerate(at):
+        q[i, i] += 11.0
+        k[j] = rng.normal(0, 0.1, D)
+        k[j, i] = 44.0
+    return _case(f"one spike per row Sq=4 Sk={sk}", q, k, rng.normal(0, 1, (sk, D)),
+                 "each query scores one key (63, 1, 41, 2) about 120 above the rest: a max tree that skips any "
+                 "thread's value subtracts too small a max, and exp overflows")
+
+
 def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     rng = generator(rng, 43)
     sq, sk = size(rng, 17, 31), size(rng, 33, 47, not_multiple_of=16)
@@ -127,6 +141,7 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         _random(rng, "one query, one key", 1, 1, "the only weight is 1, so out equals the single row of v"),
         _random(rng, "one query Sq=1 Sk=9", 1, 9, "a decode step: one query row"),
         _large_logits(rng),
+        _spiked(rng),
     )
 
 

@@ -78,8 +78,10 @@ def spec(q: np.ndarray, k_cache: np.ndarray, v_cache: np.ndarray, block_table: n
 
 
 def _case(name: str, rng: np.random.Generator, seq_lens: list[int], n_pages: int, note: str,
-          shared_prefix: bool = False, q_scale: np.ndarray | None = None, k_offset: float = 0.0) -> Case:
-    """Sequences of the given lengths, their pages scattered at random over a cache of ``n_pages``."""
+          shared_prefix: bool = False, q_scale: np.ndarray | None = None, k_offset: float = 0.0,
+          spikes: tuple[int, ...] = ()) -> Case:
+    """Sequences of the given lengths, their pages scattered at random over a cache of ``n_pages``; with
+    ``spikes``, token ``spikes[b]`` of sequence b gets a key that scores 120 against its query."""
     batch = len(seq_lens)
     pages_needed = [(n + PAGE - 1) // PAGE for n in seq_lens]
     free = list(rng.permutation(n_pages))
@@ -101,6 +103,8 @@ def _case(name: str, rng: np.random.Generator, seq_lens: list[int], n_pages: int
         q = -np.abs(q)          # every key leans the same way, every query the other: all scores negative
     if q_scale is not None:
         q = q * np.asarray(q_scale)[:, None]
+    for b, tok in enumerate(spikes):
+        k_cache[table[b, tok // PAGE], tok % PAGE] = q[b] * (120.0 * D ** 0.5 / (q[b] @ q[b]))
     buffers = {
         "q": q.astype(np.float32),
         "k_cache": k_cache,
@@ -132,6 +136,9 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
               "every exp", q_scale=[12.0, 12.0], k_offset=3.0),
         _case("one sequence of one token", rng, [1], 3,
               "softmax of one score is 1: out = that token's value"),
+        _case("one spike per sequence", rng, [64, 64, 42], 24,
+              "tokens 63, 1 and 41 score 120 against their query, the rest a few units: a max tree that skips "
+              "any thread's score subtracts too small a max, and exp overflows", spikes=(63, 1, 41)),
     )
 
 

@@ -4,7 +4,7 @@ NUMBER = 8
 TITLE = "Matmul to cuBLAS"
 
 INTRODUCTION = """\
-# Chapter 8 — Matmul to cuBLAS
+# Chapter 8 · Matmul to cuBLAS
 
 Almost every FLOP of a transformer is spent in a matrix multiply, and a naive CUDA matmul reaches about
 1 % of what cuBLAS does on the same GPU. Nothing in the gap is clever mathematics: every step that closes
@@ -31,11 +31,11 @@ every loaded value many times — first from shared memory, then from registers.
 Every value in the test cases is a multiple of 1/8, so every float32 sum is exact and the checker compares
 bit for bit, whatever order you add in. Puzzle 55 drops that crutch and shows what order does to real data.
 
-After this chapter you can read a GEMM kernel (CUTLASS, Triton's matmul tutorial, a FlashAttention inner
+**After this chapter you can** read a GEMM kernel (CUTLASS, Triton's matmul tutorial, a FlashAttention inner
 loop) and say what each part of it is for, and you can predict from a tile shape how many bytes and
 shared-memory instructions it will cost.
 
-**Going deeper:** *How to Optimize a CUDA Matmul Kernel for cuBLAS-like Performance: a Worklog* — Simon
+**Goes deeper:** *How to Optimize a CUDA Matmul Kernel for cuBLAS-like Performance: a Worklog* — Simon
 Boehm (the whole worklog, with Nsight Compute profiles of each kernel); *Making Deep Learning Go Brrrr From
 First Principles* — Horace He (why FLOPs per byte decide the speed); CUTLASS's *Efficient GEMM in CUDA*
 (double buffering, split-K, warp tiles).

@@ -79,6 +79,7 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     shapes = [
         ((40, 24, 40), "partial tiles both ways, and a last slice only 8 deep"),
         ((32, 16, 32), "everything fits: one block, one slice"),
+        ((24, 1, 40), "k = 1: one slice, 1 deep"),
         ((m_random, 40, 64), f"m = {m_random}, drawn at random: rows past the edge are zeros"),
         ((1, 8, 8), "one row, one short slice: 1016 threads with nothing to store"),
         ((64, 128, 64), "4 full blocks, 8 slices each: 8 FLOPs per byte exactly (intensity judged)"),

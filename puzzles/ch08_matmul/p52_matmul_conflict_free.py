@@ -86,6 +86,7 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     shapes = [
         ((m_random, 16, 136), f"m = {m_random}, drawn at random, and n = 136: partial tiles both ways"),
         ((3, 8, 40), "three rows, forty columns: most threads own nothing"),
+        ((40, 1, 136), "k = 1: one slice, 1 deep"),
         ((140, 8, 8), "eight columns: half of each row group's lanes have nothing to store"),
         ((128, 32, 128), "one full block, 4 slices (the ratios are judged here)"),
     ]

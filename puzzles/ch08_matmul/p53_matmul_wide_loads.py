@@ -1,10 +1,13 @@
 """Puzzle 53 — Wide loads: four int8 values per 32-bit load; a quarter of the requests for the same sectors.
 
-numba-cuda has no float4 load. Its nearest thing for float32 data — a uint64 view of the matrix, split with
-``numba.uint32(w & 0xFFFFFFFF).view(numba.float32)`` (one ``ld.global.u64`` and two ``mov.b32`` in the PTX) —
-needs a reinterpreting scalar ``.view``, which gpusim does not run yet. So this step widens the load the honest
-way the simulator's subset allows: int8 operands packed four to an int32 word, as int8 GEMMs store them. The
-counted requests really drop, on gpusim and on a GPU.
+Why int8 and not float32: numba-cuda has no float4 and no 128-bit integer, so the widest load of a float32
+matrix is 8 bytes, through a uint64 view of it. Splitting a word into floats then needs a reinterpretation:
+a scalar ``.view(numba.float32)`` (gpusim does not run it), or a uint64 store into dynamic shared memory
+read back through an aliased float32 dynamic shared array (valid numba-cuda, and gpusim runs it). But gpusim
+keeps race and initialisation records per element size, so those float32 reads are reported as uninitialised
+and a missing barrier between the uint64 store and the float32 read would go unseen: the judge could not
+be strict. int8 operands packed four to an int32 word need no reinterpretation, and their counted requests
+really drop, on gpusim and on a GPU.
 """
 
 from __future__ import annotations
@@ -40,20 +43,28 @@ DESCRIPTION = f"""\
 # Puzzle 53 — Wide loads: four int8 values per word
 
 The worklog's next step loads `float4`s: one 128-bit instruction fetches four floats, so a warp issues a
-quarter of the load instructions for the same bytes. numba-cuda has no such load. The most it can do for
-float32 is two at a time — view the matrix as uint64 and split each word with
-`numba.uint32(w & 0xFFFFFFFF).view(numba.float32)` — and this simulator does not run that reinterpreting
-`.view` yet. (Viewing it as complex64 does not help: numba loads the two halves separately.) So this
-puzzle makes the same move where it needs no reinterpretation: **int8**. Four int8 values fit in one
-int32 word, and an int8 GEMM keeps its operands packed that way.
+quarter of the load instructions for the same bytes. numba-cuda has no such load, and no 128-bit integer
+either. The most it can do for float32 is two at a time: view the matrix as uint64, then turn each word
+back into two floats — with a scalar `.view(numba.float32)`, which this simulator does not run yet, or by
+storing the word into dynamic shared memory and reading it back through a float32 array at the same
+address, which it runs but does not yet track across the two element sizes (it reports the float reads
+as uninitialised, and a missing barrier between the two would go unseen). Viewing the matrix as
+complex64 does not help: numba loads the two halves separately, `ld.f32` twice. So this puzzle makes the
+same move where no reinterpretation is needed: **int8**. Four int8 values fit in one int32 word, and an
+int8 GEMM keeps its operands packed that way.
 
-Compute `c = a @ b` **exactly, in integers**, for int8 `a` (`m × k`) and `b` (`k × n`). You get them packed:
+Compute `c = a @ b` **exactly, in integers**, for int8 `a` (`m × k`) and `b` (`k × n`). You get each operand
+twice, **the same bytes seen two ways** — in CUDA C you would cast the pointer; numba-cuda cannot, so the
+host passes both views:
 
-* `a4[r, w]` (int32) holds `a[r, 4w], a[r, 4w+1], a[r, 4w+2], a[r, 4w+3]` — lowest byte first;
-* `b4[j, w]` holds **column** `j` of `b` the same way: `b[4w, j] .. b[4w+3, j]`. Both operands are packed
-  along `k` (a "TN" layout, as int8 tensor-core GEMMs require).
-* Each packed row is padded with zero words to a multiple of {ROW_ALIGN} words (128 bytes), as BLAS libraries pad
-  a leading dimension: no k-guard is needed, and every row starts on a sector.
+* `a8[r, q]` (int8) is `a[r, q]`; `a4[r, w]` (int32) holds `a[r, 4w], a[r, 4w+1], a[r, 4w+2], a[r, 4w+3]` —
+  lowest byte first;
+* `b8[j, q]` is `b[q, j]`: **column** `j` of `b` as a row, and `b4[j, w]` holds `b[4w, j] .. b[4w+3, j]`.
+  Both operands are laid out along `k` (a "TN" layout, as int8 tensor-core GEMMs require).
+* Each row is padded with zeros to a multiple of {ROW_ALIGN} words (128 bytes), as BLAS libraries pad a
+  leading dimension: no k-guard is needed, and every row starts on a sector.
+
+Load from whichever view you like: the answer is the same. The stars are for the loads.
 
 **Example.** `a = [[1, -2, 3, 4]]`, `b` = the column `[5, 6, -7, 8]`: the word `a4[0, 0]` has the bytes
 `01 FE 03 04` (from the lowest), so `a4[0, 0] = 0x0403FE01`; `c[0, 0] = 5 - 12 - 21 + 32 = 4`. Unpack byte
@@ -67,8 +78,9 @@ Compute `c = a @ b` **exactly, in integers**, for int8 `a` (`m × k`) and `b` (`
 ```
 
 Same sectors, **a quarter of the requests** — and of the shared-memory stores, and of the instructions that
-issue them. (A GPU's float4 goes one step further: 16 sectors per request.) The checker wants exactly 4
-sectors per load request.
+issue them. (A GPU's float4 goes one step further: 16 sectors per request.) A kernel that loads `a8` and `b8`
+a byte per thread is correct (★); ★★ wants exactly 4 sectors per load request, with every sector fully
+used: the requests are then exactly the bytes over 128.
 
 **Tiles.** A block of {TILE} × {TILE} threads owns a {TILE} × {TILE} tile of `c`. Per step, thread
 `(tx, ty)` loads one word of each operand: `sa[ty, tx] = a4[r0 + ty, w0 + tx]` and
@@ -78,9 +90,9 @@ sectors per load request.
 
 **What's new:** more bytes per load instruction, and unpacking them in registers.
 
-**Launch:** blocks of ({TILE}, {TILE}) threads, grid `(ceil(n / {TILE}), ceil(m / {TILE}))`; the kernel gets `a4`,
-`b4`, `c` (int32). Each thread reads `a4` and `b4` at most `k / 128` times each (`k <= {K_MAX}`) and writes
-`c` once; at most {BUDGET} bytes of shared memory.
+**Launch:** blocks of ({TILE}, {TILE}) threads, grid `(ceil(n / {TILE}), ceil(m / {TILE}))`; the kernel gets `a8`,
+`a4`, `b8`, `b4`, `c` (int32). Each thread reads each word view at most `k / 128` times and each byte view
+at most `k / 32` times (`k <= {K_MAX}`), and writes `c` once; at most {BUDGET} bytes of shared memory.
 
 **Read more:** {READING}
 """
@@ -101,7 +113,7 @@ def unpack_rows(x4: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x4, "<i4").view(np.int8)
 
 
-def spec(a4: np.ndarray, b4: np.ndarray, c: np.ndarray) -> dict[str, np.ndarray]:
+def spec(a8: np.ndarray, a4: np.ndarray, b8: np.ndarray, b4: np.ndarray, c: np.ndarray) -> dict[str, np.ndarray]:
     a, bt = unpack_rows(a4).astype(np.int64), unpack_rows(b4).astype(np.int64)
     return {"c": (a @ bt.T).astype(np.int32)}
 
@@ -111,10 +123,11 @@ def _case(name: str, a: np.ndarray, b: np.ndarray, note: str) -> Case:
     (m, k), (k2, n) = a.shape, b.shape
     assert k == k2, (a.shape, b.shape)
     a4, b4 = pack_rows(a), pack_rows(b.T)
+    a8, b8 = unpack_rows(a4).copy(), unpack_rows(b4).copy()      # the same bytes, as separate buffers
     c = np.full((m, n), SENTINEL, np.int32)
     grid = (ceil_div(n, TILE), ceil_div(m, TILE))
-    step = LaunchStep("matmul_int8_wide", grid=grid, block=(TILE, TILE), args=("a4", "b4", "c"))
-    return Case(name, {"a4": a4, "b4": b4, "c": c}, (step,), note)
+    step = LaunchStep("matmul_int8_wide", grid=grid, block=(TILE, TILE), args=("a8", "a4", "b8", "b4", "c"))
+    return Case(name, {"a8": a8, "a4": a4, "b8": b8, "b4": b4, "c": c}, (step,), note)
 
 
 def _int8(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
@@ -169,16 +182,19 @@ PUZZLE = Puzzle(
         shared_memory_budget(BUDGET),
         max_global_reads_per_thread(K_MAX // (WORDS * PER_WORD), "a4"),
         max_global_reads_per_thread(K_MAX // (WORDS * PER_WORD), "b4"),
+        max_global_reads_per_thread(K_MAX // TILE, "a8"),
+        max_global_reads_per_thread(K_MAX // TILE, "b8"),
         max_global_writes_per_thread(1, "c"),
     ),
     stars=(
-        Star(2, "wide, coalesced loads: exactly 4 sectors per load request; coalesced stores",
+        Star(2, "wide, coalesced loads: exactly 4 sectors per load request (one int32 word per lane); "
+                "coalesced stores",
              (sectors_per_request(4), ideal_coalescing())),
         Star(3, "no shared-memory bank conflicts", (no_bank_conflicts(),)),
     ),
     hints=(
-        "One word of `a4` and one of `b4` per thread per step, exactly as puzzle 14 loads floats; the new "
-        "part is the inner loop, which turns two words into four products.",
+        "Load the word views, `a4` and `b4`: one word of each per thread per step, exactly as puzzle 14 loads "
+        "floats. The new part is the inner loop, which turns two words into four products.",
         "`x = sa[ty, w]`, `y = sb[tx, w]`; for `p in range(4)`: `acc += numba.int32(numba.int8(x >> 8 * p)) * "
         "numba.int32(numba.int8(y >> 8 * p))`. Declare `sb` as `(TILE, WORDS + 1)`.",
         "`for w0 in range(0, a4.shape[1], WORDS):` load `sa[ty, tx] = a4[r0 + ty, w0 + tx] if r0 + ty < m "

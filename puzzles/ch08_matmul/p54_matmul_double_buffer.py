@@ -9,7 +9,14 @@ from puzzles.model import Case, Puzzle, Star
 from puzzles.rules import ideal_coalescing, max_global_writes_per_thread, must_use_shared, no_bank_conflicts
 
 from .matrices import generator, random_cases, spec, square_bench, tiled_case
-from .rules import MIN_FLOPS, float32_only, load_intensity, shared_loads_per_fma, shared_memory_exactly
+from .rules import (
+    MIN_FLOPS,
+    barriers_per_slice,
+    float32_only,
+    load_intensity,
+    shared_loads_per_fma,
+    shared_memory_exactly,
+)
 
 BM = 64
 BN = 64
@@ -19,6 +26,7 @@ THREADS = (BN, BM // TM)            # (64, 8): puzzle 50's block
 TWO_BUFFERS = 2 * (BM * BK + BK * BN) * 4   # 8192 bytes: two slices of a and two of b
 INTENSITY = BM * BN / (2 * (BM + BN))       # 16
 LOADS_PER_FMA = (1 + TM) / TM               # 1.125
+SLICE_FLOPS = 2 * BM * BN * BK              # one k-slice of the block's tile: 65536 FLOPs
 
 READING = ("*Efficient GEMM in CUDA* — the CUTLASS documentation, section *Software Pipelining* (double "
            "buffering of shared memory); the worklog's later kernels do the same")
@@ -47,10 +55,11 @@ the buffer that gets overwritten next".
 **What the simulator can check, and what it cannot.** The simulator has no latency to hide: it runs the
 same instructions either way, so the counts are puzzle 50's (16 FLOPs per byte, 1.125 shared loads per
 multiply-add, the same sectors). It checks the structure it can see: shared memory is exactly two buffers
-({TWO_BUFFERS} bytes), and the race detector proves the single barrier is enough — with *one* buffer and one
-barrier, the next slice overwrites values other warps still read, and that is a data race. It does not
-count barriers, so a two-buffer kernel that kept the second barrier would pass as well; the speed-up
-only shows on a GPU (graduate mode times this kernel against puzzle 50's).
+({TWO_BUFFERS} bytes); it counts every block's barriers, and allows one per slice of k plus the one after
+the first load (`steps + 1`: 17 for k = 128, where puzzle 50 waits 32 times); and the race detector proves
+that single barrier is enough — with *one* buffer and one barrier, the next slice overwrites values other
+warps still read, and that is a data race. The speed-up itself only shows on a GPU (graduate mode times
+this kernel against puzzle 50's).
 
 **Which buffer.** Index the buffer with the step: `sa[s % 2, i, q]`. Load slice `s + 1` only if it
 exists (`(s + 1) * {BK} < k`); threads still reach the barrier either way.
@@ -59,7 +68,8 @@ exists (`(s + 1) * {BK} < k`); threads still reach the barrier either way.
 
 **Launch:** as in puzzle 50: blocks of {THREADS} threads, grid `(ceil(n / {BN}), ceil(m / {BM}))`; thread
 `(tx, ty)` owns column `tx`, rows `ty*{TM} .. ty*{TM} + {TM - 1}`. Shared memory exactly {TWO_BUFFERS} bytes;
-float32 arithmetic. Ratios judged on cases of at least {MIN_FLOPS:,} FLOPs.
+float32 arithmetic; at most one barrier per slice of k, plus one. Ratios and barriers judged on cases of
+at least {MIN_FLOPS:,} FLOPs.
 
 **Read more:** {READING}
 """
@@ -77,6 +87,7 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         ((64, 8, 64), "a single slice: nothing to prefetch"),
         ((64, 16, 64), "two slices: the prefetch runs once, into buffer 1"),
         ((64, 128, 64), "16 slices, each buffer reused 8 times (ratios judged)"),
+        ((40, 1, 136), "k = 1: one slice holding one value of k, which a step count short by one drops"),
     ]
     example = _case("worked example 3x2 @ 2x2", np.array([[1, 0.5], [-1, 2], [0, 3]]),
                     np.array([[2, 1], [4, -1]]), "puzzle 50's example: c = [[4, 0.5], [6, -3], [12, -3]]")
@@ -104,6 +115,7 @@ PUZZLE = Puzzle(
         shared_memory_exactly(TWO_BUFFERS, "two buffers of each slice"),
         float32_only(),
         max_global_writes_per_thread(TM, "c"),
+        barriers_per_slice(SLICE_FLOPS),
     ),
     stars=(
         Star(2, f"puzzle 50's reuse: {INTENSITY:g} FLOPs per byte, {LOADS_PER_FMA:g} shared loads per multiply-add",

@@ -112,6 +112,8 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         _case(f"random {m_random}x40 @ 40x32, S=4", eighths(rng, (m_random, 40)), eighths(rng, (40, 32)), 4,
               f"m = {m_random}, drawn at random; slice_k = 16, so slice 3 is empty and must write zeros"),
         _case("random 1x64 @ 64x8, S=4", eighths(rng, (1, 64)), eighths(rng, (64, 8)), 4, "one row"),
+        _case("random 24x1 @ 1x40, S=4", eighths(rng, (24, 1)), eighths(rng, (1, 40)), 4,
+              "k = 1: slice 0 is 1 deep, the other three are empty"),
         _case("random 32x1024 @ 1024x32, S=8", eighths(rng, (32, 1024)), eighths(rng, (1024, 32)), 8,
               "deep: 8 slices of 128 turn 1 block into 8 (exact values; intensity judged)"),
         _case("real-valued 32x1024 @ 1024x32, S=8", _real(rng, (32, 1024)), _real(rng, (1024, 32)), 8,

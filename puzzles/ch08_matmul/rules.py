@@ -1,5 +1,5 @@
 """Rules only the matmul chapter needs: float32 arithmetic, exact sectors per request, FLOPs per byte loaded,
-shared-memory loads per multiply-add, and the shared memory of a double buffer.
+shared-memory loads per multiply-add, the shared memory of a double buffer and its barriers per k-slice.
 
 Each reads ``RunStats`` only (the counts gpusim makes as Nsight Compute would) and says, in one sentence,
 what the kernel did instead. Ratios are judged on launches of at least ``MIN_FLOPS`` floating-point
@@ -13,6 +13,8 @@ from puzzles.model import Rule, RunStats
 MIN_FLOPS = 1 << 20                 # ratios are judged on cases of at least a million FLOPs
 FLOAT64 = "gpusim__flops_float64"
 SHARED_LD = "smsp__sass_inst_executed_op_shared_ld.sum"
+BARRIERS_SUM = "gpusim__barriers_sum"      # per block, its busiest warp's syncthreads, summed over blocks
+BARRIERS_MAX = "gpusim__barriers_max"      # the same, the largest block
 WARP = 32
 
 
@@ -92,3 +94,29 @@ def shared_memory_exactly(nbytes: int, what: str) -> Rule:
         return None
 
     return Rule(f"exactly {nbytes} bytes of shared memory per block ({what})", check)
+
+
+def barriers_per_slice(flops_per_slice: int, extra: int = 1) -> Rule:
+    """At most one ``syncthreads`` per k-slice a block multiplies, plus ``extra`` (the prologue's), on MIN_FLOPS+.
+
+    A block's slices are its FLOPs over ``flops_per_slice`` (2 x tile rows x tile columns x slice depth: every
+    thread multiplies its whole register tile, padding included, as the puzzle's kernels do); its barriers
+    are gpusim's per-block count (``gpusim__barriers_max``; blocks = sum / max, as every block of these
+    kernels runs the same k-loop).
+    """
+
+    def check(s: RunStats) -> str | None:
+        if BARRIERS_MAX not in s.metrics:
+            return "the simulator reported no barrier counts, so this cannot be judged"
+        per_block, total = int(s.metrics[BARRIERS_MAX]), int(s.metrics.get(BARRIERS_SUM, 0))
+        if s.flops < MIN_FLOPS or not per_block:
+            return None
+        blocks = max(total // per_block, 1)
+        slices = s.flops // (blocks * flops_per_slice)
+        if per_block > slices + extra:
+            return (f"a block waits at {per_block} barriers for {slices} slices of k; one barrier per slice "
+                    f"({slices + extra} with the one after the first load) is enough when the next slice goes "
+                    f"into the other buffer")
+        return None
+
+    return Rule(f"at most one barrier per k-slice (+{extra})", check)

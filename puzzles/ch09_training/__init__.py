@@ -4,7 +4,7 @@ NUMBER = 9
 TITLE = "Training memory and mixed precision"
 
 INTRODUCTION = """\
-# Chapter 9 — Training memory and mixed precision
+# Chapter 9 · Training memory and mixed precision
 
 Training a model needs far more memory than running it. For every parameter, a mixed-precision AdamW step
 keeps a bf16 copy of the weight (2 bytes), its bf16 gradient (2), an fp32 master copy (4) and two fp32
@@ -27,10 +27,10 @@ many tiny updates add up on average instead of vanishing (57).
 | 62 AdamW | the optimizer | fp32 master weights and moments: 16 bytes per parameter |
 | 63 ZeRO | many ranks | each rank keeps 12/N optimizer bytes per parameter |
 
-After this chapter you can say where each byte of a training run lives, why bf16 needs no loss scaling
+**After this chapter you can** say where each byte of a training run lives, why bf16 needs no loss scaling
 and fp16 does, and what an optimizer step costs in memory traffic.
 
-**Read deeper:** *Transformer Math 101* — EleutherAI (memory per parameter, activation memory);
+**Goes deeper:** *Transformer Math 101* — EleutherAI (memory per parameter, activation memory);
 *Mixed Precision Training* (2017) — Micikevicius et al.; the *Automatic Mixed Precision* recipe — PyTorch;
 *The Ultra-Scale Playbook* — Hugging Face (memory section, gradient accumulation);
 *ZeRO* (2019) — Rajbhandari et al.

@@ -5,7 +5,7 @@ NUMBER = 10
 TITLE = "Many GPUs"
 
 INTRODUCTION = """\
-# Chapter 10 — Many GPUs
+# Chapter 10 · Many GPUs
 
 One GPU holds 141 GB and computes about a petaflop in bf16; training a large model needs hundreds of
 them, and then the question is no longer how fast a kernel runs but **what crosses the links between
@@ -40,14 +40,14 @@ back: an **all-to-all** (71).
 | 70 ring attention | ring, N rounds | N-1 key/value blocks |
 | 71 expert all-to-all | switch, every pair | the tokens routed there, and their results back |
 
-After this chapter you can say what every kind of parallelism sends where, count the bytes by hand, and
+**After this chapter you can** say what every kind of parallelism sends where, count the bytes by hand, and
 tell a schedule that races from one that only waits.
 
 What the simulator does not model: time. Links have no bandwidth or latency here, so overlapping
 communication with computation — what makes these algorithms fast in practice — is described, not
 measured; the graduate mode runs the same kernels on real GPUs with NCCL.
 
-Readings: *The Ultra-Scale Playbook* — Hugging Face (data, tensor, sequence, context, pipeline and
+**Goes deeper:** *The Ultra-Scale Playbook* — Hugging Face (data, tensor, sequence, context, pipeline and
 expert parallelism, with the collectives each needs); *Getting Started with Distributed Data Parallel*
 — PyTorch; *Megatron-LM* (2019) — Shoeybi et al.; *ZeRO* (2019) — Rajbhandari et al.; *Ring Attention*
 (2023) — Liu, Zaharia, Abbeel.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from gpusim.device import MAX_GRID
 from puzzles.model import Case, Devices, LaunchStep, Puzzle, Star, Sync
 from puzzles.rules import ideal_coalescing, max_global_writes_per_thread, no_atomics
 
@@ -117,8 +118,9 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
 
 
 def bench(n: int, ranks: int = 4) -> Case:
-    """About n output elements over ``ranks`` devices (how many GPUs a graduate run has)."""
-    rows = max(TY, n // (ranks * 128))
+    """About n output elements over ``ranks`` devices (how many GPUs a graduate run has), at most as many rows
+    as a grid's y dimension reaches (65,535 blocks of TY rows: 2^26 outputs would need 65,536)."""
+    rows = min(max(TY, n // (ranks * 128)), MAX_GRID[1] * TY // ranks)
     return _random(f"bench {ranks} devices R={rows}", np.random.default_rng(68), ranks, rows, 64, 128,
                    f"graduate-mode timing: about n output elements over {ranks} devices")
 

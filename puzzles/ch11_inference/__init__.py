@@ -4,7 +4,7 @@ NUMBER = 11
 TITLE = "Inference engineering"
 
 INTRODUCTION = """\
-# Chapter 11 — Inference engineering
+# Chapter 11 · Inference engineering
 
 Training runs a model over big, regular batches. Serving it is a different job: every request arrives on
 its own, grows by **one token per step**, and stops when it likes. A step of decoding does very little
@@ -28,10 +28,12 @@ This chapter walks through one decode step of a serving engine, kernel by kernel
   its gradient, computed without ever taking the log of a probability.
 
 Randomness enters as **inputs**: every uniform random number a sampler uses is given in a buffer, so each
-puzzle has one exact answer. After this chapter you can read the kernels of vLLM, FlashInfer or
+puzzle has one exact answer.
+
+**After this chapter you can** read the kernels of vLLM, FlashInfer or
 bitsandbytes and say what each one is for.
 
-**Readings.** *Efficient Memory Management for Large Language Model Serving with PagedAttention* (2023) —
+**Goes deeper:** *Efficient Memory Management for Large Language Model Serving with PagedAttention* (2023) —
 Kwon et al.; *FlashAttention* (2022) — Dao et al., and the Flash-Decoding note that follows it; *LLM.int8()*
 (2022) — Dettmers et al.; *A Visual Guide to Quantization* — Maarten Grootendorst; *Fast Inference from
 Transformers via Speculative Decoding* (2022) — Leviathan, Kalman, Matias; *Distilling the Knowledge in a

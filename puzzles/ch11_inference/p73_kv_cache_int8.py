@@ -174,6 +174,8 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
               k_new=k_special, v_new=v_special, ties=_exact_halves()),
         _case("prefill of 20 tokens", rng, list(range(3 * PAGE + 4, 3 * PAGE + 24)), 5,
               "consecutive offsets crossing into the next page"),
+        _case("slot 0 and padding", rng, [1, PAD_SLOT, 0], 2,
+              "slot 0 (page 0, offset 0) is a real slot: only a negative slot is padding"),
     )
 
 

@@ -95,7 +95,7 @@ def _steps(rows: int, splits: int) -> tuple[LaunchStep, ...]:
 
 
 def _case(name: str, rng: np.random.Generator, lens: list[int], note: str, q_scale: float = 1.0,
-          rising: bool = False, l_max: int = L_MAX) -> Case:
+          rising: bool = False, l_max: int = L_MAX, lead: float = 0.0) -> Case:
     rows = len(lens)
     splits = l_max // CHUNK
     k = np.full((rows, l_max, D), np.nan, dtype=np.float32)
@@ -105,6 +105,8 @@ def _case(name: str, rng: np.random.Generator, lens: list[int], note: str, q_sca
         keys = rng.normal(0, 1, (n, D))
         if rising:   # later chunks score higher: each chunk's maximum is above the one before
             keys += np.linspace(-3, 3, n)[:, None] * np.sign(q[r])[None, :] / np.sqrt(D) * 4
+        if lead and n > 1:
+            keys = _lead(keys, q[r].astype(np.float32).astype(np.float64), lead)
         k[r, :n] = keys
         v[r, :n] = rng.normal(0, 1, (n, D))
     buffers = {
@@ -118,6 +120,23 @@ def _case(name: str, rng: np.random.Generator, lens: list[int], note: str, q_sca
     return Case(name, buffers, _steps(rows, splits), note)
 
 
+def _lead(keys: np.ndarray, q: np.ndarray, lead: float) -> np.ndarray:
+    """``keys`` with the best-scoring one moved along ``q`` until its score leads the next by ``lead``.
+
+    With scores in the hundreds, float32's rounding of a score is about |s| * sqrt(D) * 2^-24 (1e-4 here).
+    Where the two best scores nearly tie, both weigh about a half and that error moves the output by up to
+    |v1 - v2| * 1e-4, past the tolerance (1e-5): a correct float32 kernel would fail. A lead of 8 makes every
+    other key's weight at most e^-8 (3e-4), and the error a few 1e-8."""
+    keys = keys.astype(np.float32).astype(np.float64)
+    scale = 1.0 / np.sqrt(D)
+    s = keys @ q * scale
+    order = np.argsort(s)
+    gap = s[order[-1]] - s[order[-2]]
+    if gap < lead:
+        keys[order[-1]] += (lead - gap) / (scale * (q @ q)) * q
+    return keys
+
+
 def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     rng = np.random.default_rng(74) if rng is None else rng
     ragged = [int(rng.integers(2, L_MAX)) for _ in range(3)]
@@ -127,9 +146,36 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         _case("rising scores", rng, [700, 513], "each chunk's maximum is larger than the previous one's: a merge "
               "that forgets to rescale by exp(m - M) is far off", rising=True),
         _case("large logits", rng, [300, 257, 66], "queries scaled so scores reach the hundreds: "
-              "exp needs the maximum subtracted, in the chunks and in the merge", q_scale=40.0),
+              "exp needs the maximum subtracted, in the chunks and in the merge (each row's best score leads "
+              "the next by at least 8, so float32's rounding of such scores stays within the tolerance)",
+              q_scale=40.0, lead=8.0),
         _case("one row, one chunk", rng, [37], "a single block does all the work; 15 blocks have none"),
+        _spike_case(rng),
     )
+
+
+SPIKE_LEAD = 120.0      # above log(float32 max) = 88.7: exp of the lead overflows
+
+
+def _spike_case(rng: np.random.Generator) -> Case:
+    """One row whose best key sits at the last thread of a chunk and leads every other key by SPIKE_LEAD.
+
+    The chunk maximum is only the softmax's shift, so a maximum tree that skips threads (a stride of
+    CHUNK // 3, a loop that stops at stride 1) gives the same output as long as exp(s - m) stays finite. Here
+    the key it skips scores SPIKE_LEAD above the rest: exp of that overflows float32 and the output is NaN.
+    A correct kernel's output is that key's value row (every other key weighs at most e^-120)."""
+    n = 3 * CHUNK - int(rng.integers(0, CHUNK // 2))
+    at = 2 * CHUNK - 1                  # thread CHUNK - 1 of chunk 1
+    case = _case("a spike at a chunk's last thread", rng, [n], f"key {at} scores {SPIKE_LEAD:g} above every other: "
+                 "a chunk maximum that misses a thread overflows exp")
+    b = case.buffers
+    q = b["q"][0].astype(np.float64)
+    keys = b["k_cache"][0, :n].astype(np.float64)
+    s = keys @ q * float(b["scale"])
+    others = np.delete(s, at).max()
+    keys[at] += (others + SPIKE_LEAD - s[at]) / (float(b["scale"]) * (q @ q)) * q
+    b["k_cache"][0, at] = keys[at].astype(np.float32)
+    return case
 
 
 def bench(n: int) -> Case:

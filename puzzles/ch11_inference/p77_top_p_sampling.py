@@ -18,6 +18,8 @@ from .sampling import MARGIN, draw, uniform_for, uniforms_for
 V_MAX = 1024             # the largest vocabulary among the cases
 TPB = 256                # threads per block
 ITEMS = V_MAX // TPB     # 4 logits per thread, kept in registers
+SPIKE = 600.0            # a spike case's logit: (600 - max) / T overflows float32's exp (past 88) for every T
+SPIKE_AT = (TPB - 1, 2 * TPB - 2, 3 * TPB - 3, V_MAX - 24)  # threads 255, 254, 253, 232 of their rounds
 SHARED_BUDGET = 3072     # bytes: room for reductions and a scan, not for the row (4096 bytes of logits alone)
 SENTINEL = -7
 
@@ -152,6 +154,20 @@ def _case(name: str, rng: np.random.Generator, logits: np.ndarray, note: str, te
 EXAMPLE_LOGITS = [2.0, 1.0, 3.0, 0.5, 1.0, -1.0, 2.0, 0.0]
 
 
+def _adjacent(rng: np.random.Generator, rows: int, v: int, at: tuple[int, ...], parity: tuple[int, ...]) -> np.ndarray:
+    """Random logits where, in row r, the (at[r] + 1)-th largest has a key K of parity ``parity[r]`` (1: odd;
+    moved by one ulp if need be) and the next one is the float just below it: keys K and K - 1."""
+    x = rng.normal(0, 2, (rows, v)).astype(np.float32)
+    for r, n in enumerate(at):
+        order = np.argsort(-x[r])
+        bits = int(x[r, order[n]].view(np.int32))
+        key = bits + 2 ** 31 if bits >= 0 else -1 - bits
+        if key % 2 != parity[r]:
+            x[r, order[n]] = np.int32(bits ^ 1).view(np.float32)
+        x[r, order[n + 1]] = np.nextafter(x[r, order[n]], np.float32(-np.inf))
+    return x
+
+
 def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     rng = np.random.default_rng(77) if rng is None else rng
     example = np.tile(np.float32(EXAMPLE_LOGITS), (4, 1))
@@ -162,6 +178,9 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         row[rng.choice(704, 8, replace=False)] = 450 - rng.uniform(0, 1.5, 8)
     negative = rng.normal(-12, 2, (5, 512))
     mixed = rng.normal(-1, 1.5, (5, 1024))
+    spike = rng.normal(-1, 1, (4, V_MAX))
+    for row, at in zip(spike, SPIKE_AT):
+        row[at] = SPIKE
     return (
         _case("worked example, 4 settings", rng, example, "row 0 is the description's example (token 4, "
               "kept 5); then top_p 0.3 (just id 2), 0.5 (ids 0, 2, 6: a tie kept whole) and 0.95 (six tokens)",
@@ -176,6 +195,15 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         _case("large logits, low temperature V=704", rng, large,
               "logits in the hundreds, temperature 0.2-0.5: exp needs the maximum subtracted",
               temperature=rng.uniform(0.2, 0.5, 4)),
+        _case("one spike in a late thread V=1024", rng, spike,
+              f"one logit {SPIKE:g} per row, in a thread near its block's end (the others near -1): every weight "
+              "but the spike's is e^-400 or less, so it is the token and the nucleus; a maximum that misses it "
+              "leaves exp(logit - max) to overflow", top_p=[0.3, 0.5, 0.7, 0.9]),  # inside the spike's
+        # interval of running sums, [0, 1 - e^-400): far from both its ends (top_p_for keeps clear of the last)
+        _case("adjacent floats at the boundary V=64", rng, _adjacent(rng, 4, 64, (1, 4, 9, 3), (1, 1, 1, 0)),
+              "the last kept logit and the first dropped one are neighbouring floats (keys K and K - 1, K odd in "
+              "rows 0-2 and even in row 3): the key search must decide every bit, down to bit 0, from prefix 0",
+              near=[1, 4, 9, 3]),
     )
 
 

@@ -168,6 +168,9 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     extreme[0] = 5.9                            # every value +-amax: x_q = +-127; row 0 all +127
     w_ext = np.where(rng.random((128, 40)) < 0.5, -Q_MAX, Q_MAX).astype(np.int8)
     w_ext[:, 0] = Q_MAX
+    tail = np.clip(rng.normal(0, 1, (6, 17)), -5, 5).astype(np.float32)
+    tail[5, 2] = 7.5                            # column 2's only outlier is in the last row
+    tail[0, 16] = 5.8                           # row 0's largest ordinary |x| is in the last column
     return (
         example,
         _random(rng, "random M=37 K=128 N=40, 3 outlier columns", 37, 128, 40, 3,
@@ -180,6 +183,9 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         _case("extreme values M=40 K=128 N=40", extreme, w_ext, np.full(40, 0.001, np.float32),
               "x_q and w_q all +-127; row 0 of x_q and column 0 of w_q all +127: the integer sum "
               "y[0, 0] is 128 * 127 * 127 = 2,064,512, far past int16"),
+        _case("last row, last column M=6 K=17 N=9", tail, *quantize_weights(rng.normal(0, 0.1, (17, 9))),
+              "column 2's one outlier is in the last row, row 0's amax in the last column, and K = 17 leaves "
+              "a last tile of k 1 deep: a loop that stops one short misses each"),
     )
 
 

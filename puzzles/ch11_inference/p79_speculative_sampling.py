@@ -108,11 +108,12 @@ def _softmax(z: np.ndarray) -> np.ndarray:
 
 
 def _batch(rng: np.random.Generator, name: str, batch: int, g: int, vocab: int, note: str,
-           accept_lengths: list[int] | None = None, same: bool = False) -> Case:
+           accept_lengths: list[int] | None = None, same: bool = False, boost_last: float = 0.0) -> Case:
     """Target and draft distributions that roughly agree; drafts, and uniforms that give each sequence a
-    chosen number of accepted tokens with every test at least MARGIN from its ratio."""
+    chosen number of accepted tokens with every test at least MARGIN from its ratio. ``boost_last`` raises
+    the target's logit of the last token (not the draft's), so it holds most of the residual mass."""
     z = rng.normal(0, 2, (batch, g + 1, vocab))
-    p = _softmax(z)
+    p = _softmax(z + np.where(np.arange(vocab) == vocab - 1, boost_last, 0.0))
     q = p[:, :g].copy() if same else _softmax(z[:, :g] + rng.normal(0, 1, (batch, g, vocab)))
     lengths = rng.integers(0, g + 1, batch) if accept_lengths is None else np.asarray(accept_lengths)
     draft = np.empty((batch, g), dtype=np.int32)
@@ -164,6 +165,9 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
         _batch(rng, "draft equals target, G=4", 3, 4, 128, "q = p: every ratio is 1 and every draft is "
                "accepted, whatever u is (min(1, p/q))", accept_lengths=[4, 4, 4], same=True),
         _batch(rng, "G=1", 4, 1, 64, "one draft token per sequence", accept_lengths=[0, 1, 0, 1]),
+        _batch(rng, "last token likely, V=512", 3, 1, TPB, "the target puts most of its mass on token 511 "
+               "and the draft does not; every draft is rejected, so the residual's total (which must include "
+               "the block's last thread) decides the token", accept_lengths=[0, 0, 0], boost_last=8.0),
     )
 
 

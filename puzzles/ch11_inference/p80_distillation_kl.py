@@ -16,6 +16,9 @@ from puzzles.rules import (
 TPB = 128                # threads per block: one block per row
 V_MAX = 1024             # the longest row among the cases
 ITEMS = V_MAX // TPB     # 8 logits of each model per thread
+SPIKE = 300.0            # a spike case's lead: 150 after T = 2, so exp(spike - a missed maximum) overflows (past 88)
+SPIKE_STUDENT = (TPB - 1, 3 * TPB - 1, 6 * TPB - 1, V_MAX - 1)       # thread 127 of rounds 0, 2, 5, 7
+SPIKE_TEACHER = (2 * TPB - 2, TPB - 2, 7 * TPB - 2, 4 * TPB - 2)     # thread 126 of rounds 1, 0, 6, 3
 
 READING = ("*Distilling the Knowledge in a Neural Network* (2015) — Hinton, Vinyals, Dean, section 2 (soft "
            "targets at a high temperature, and why the gradient is scaled by T^2)")
@@ -117,6 +120,10 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
     underflow_s, underflow_t = _pair(rng, 4, 512, 2.0, 0.5)
     underflow_t[:, :8] += 300.0                   # a few teacher logits 300 above the rest: p_t underflows to 0
     underflow_s[:, 3] += 40.0
+    spike_s, spike_t = _pair(rng, 4, V_MAX, 1.0, 0.5)
+    for r, (cs, ct) in enumerate(zip(SPIKE_STUDENT, SPIKE_TEACHER)):
+        spike_s[r, cs] += SPIKE
+        spike_t[r, ct] += SPIKE
     return (
         _case("worked example and a perfect student", np.vstack([example_s, example_t]),
               np.vstack([example_t, example_t]), 2.0,
@@ -129,6 +136,10 @@ def make_cases(rng: np.random.Generator | None = None) -> tuple[Case, ...]:
               "logits near 60, so logits / T near 120: exp overflows unless the maximum is subtracted"),
         _case("V=8, close models", *_pair(rng, 7, 8, 1.0, 0.98), 3.0,
               "tiny rows (most threads own nothing) and a KL close to 0"),
+        _case("one spike per model in a late thread V=1024", spike_s, spike_t, 2.0,
+              f"per row, a student logit {SPIKE:g} above the rest in thread {TPB - 1} of its round and a teacher "
+              f"logit {SPIKE:g} above the rest in thread {TPB - 2}: a block maximum that misses either thread "
+              "leaves exp(x - max) to overflow"),
     )
 
 

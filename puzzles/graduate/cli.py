@@ -43,7 +43,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "--devices 2^20, for the puzzles that are not collectives)")
     p.add_argument("--json", action="store_true", help="print a JSON document instead of the table")
     p.add_argument("--out", type=Path, help="also write graduate.md, graduate.json, graduate.txt, "
-                   "estimates.json (and ncu.csv) into this folder")
+                   "estimates.json (and ncu.csv) into this folder; the first three after every finished row")
+    p.add_argument("--resume", action="store_true",
+                   help="with --out: keep the rows (and ncu launches) already in DIR/graduate.json for the same "
+                        "solution file, puzzle, back end and size, and run only the rest")
     p.add_argument("--ncu-size", type=_positive, default=DEFAULT_NCU_SIZE,
                    help=f"elements of work of the launches ncu profiles (default {DEFAULT_NCU_SIZE:,} = 2^20)")
     est = p.add_mutually_exclusive_group()
@@ -75,6 +78,15 @@ def _positive(text: str) -> int:
 
 
 def run_command(args: argparse.Namespace) -> int:
+    import signal
+
+    def _terminated(signum, frame):   # a time limit's SIGTERM: stop the worker and the jobs on the way out
+        raise KeyboardInterrupt
+
+    try:
+        old = signal.signal(signal.SIGTERM, _terminated)
+    except ValueError:                # not the main thread (the app): leave the signal alone
+        old = None
     try:
         return _run(args)
     except Usage as e:
@@ -89,6 +101,9 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"{PROG}: internal error, a bug in graduate mode ({type(e).__name__}: {e}); "
               "`gpu-puzzles --debug graduate ...` shows the traceback", file=sys.stderr)
         return 1
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGTERM, old)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -115,6 +130,8 @@ def _run(args: argparse.Namespace) -> int:
         backends = ["triton"]
         if args.ncu or args.estimates_only:
             raise Usage("--interpret runs on the CPU: it takes neither --ncu nor --estimates-only")
+    if getattr(args, "resume", False) and args.out is None:
+        raise Usage("--resume continues the run whose files are in --out DIR: give --out")
     items = _items(args)
     if args.estimates_only:
         return _estimates_only(args, items)
@@ -127,7 +144,8 @@ def _run(args: argparse.Namespace) -> int:
                    out=args.out, cache=None if args.no_estimates else args.estimates,
                    estimates=not (args.no_estimates or args.interpret), estimate_budget_s=args.estimate_budget,
                    estimate_jobs=args.jobs, task_timeout_s=args.timeout, interpret=args.interpret,
-                   progress=lambda line: print(line, file=sys.stderr, flush=True))
+                   progress=lambda line: print(line, file=sys.stderr, flush=True),
+                   resume=getattr(args, "resume", False))
     if args.ncu:
         from .ncu import ncu_path
 

@@ -30,7 +30,14 @@ from typing import Any
 
 from ..model import Case, Puzzle
 
-SCHEMA = 1
+SCHEMA = 2
+#: the most elements of work gpusim simulates for an estimate (its launches stop at 2^24 threads,
+#: ``gpusim.device.MAX_SIMULATED_THREADS``); a larger benchmark size is simulated at this size and its
+#: counts scaled to the size (``Workload.scaled``: the blocks and every summed count times the ratio)
+SIM_ELEMENTS = 1 << 24
+#: the step budget of an estimate's launches: far above any reference's work (the estimate budget and the
+#: job's timeout bound the time), so a large benchmark launch is never cut short as if it never ended
+ESTIMATE_MAX_STEPS = 10**15
 GPUSIM_DIR = Path(__file__).resolve().parents[2] / "gpusim"
 
 
@@ -82,27 +89,37 @@ def simulate(puzzle: Puzzle, path: Path, size: int | None, gpu) -> dict:
     import gpusim
     from gpusim.observe.flops import flop_total
     from gpusim.observe.metrics import METRIC_KEYS
+    from gpusim.roofline import estimate
     from gpusim.workload import Workload
 
     from ..loader import load_solution
 
-    case, label = bench_case(puzzle, size)
+    factor = 1.0
+    if puzzle.bench is not None and size is not None and size > SIM_ELEMENTS:
+        factor = size / SIM_ELEMENTS
+    case, label = bench_case(puzzle, SIM_ELEMENTS if factor != 1.0 else size)
     if case is None:
         return {"error": label}
+    if factor != 1.0:
+        label = f"{size_label(size)} (simulated at {size_label(SIM_ELEMENTS)}, counts x {factor:g})"
     solution = load_solution(path, puzzle.kernels)
     buffers = copy.deepcopy(dict(case.buffers))
     started, cpu_started = time.perf_counter(), time.process_time()
     steps, faults = [], []
     for step in case.launches:   # a multi-device case: every rank's launch, as one GPU runs them
         report = gpusim.launch(solution.kernels[step.kernel], step.grid, step.block,
-                               step.arg_values(buffers), step.shared_mem, trace=False)
-        est = report.estimate(gpu)
+                               step.arg_values(buffers), step.shared_mem, trace=False,
+                               max_steps=ESTIMATE_MAX_STEPS)
+        work = Workload.of(report)
+        if factor != 1.0:
+            work = work.scaled(factor)
+        est = estimate(work, gpu)
         faults += [f"{type(f).__name__}: {f.message.splitlines()[0]}" for f in report.faults[:3]]
         steps.append({
-            "kernel": step.kernel, "grid": _dims(step.grid), "block": _dims(step.block),
-            "metrics": {k: report.metrics.get(k, 0) for k in METRIC_KEYS},
-            "flops": flop_total(report.flops or {}),
-            "workload": Workload.of(report).to_dict(),
+            "kernel": step.kernel, "grid": list(work.grid), "block": _dims(step.block),
+            "metrics": {k: work.metrics.get(k, 0) for k in METRIC_KEYS},
+            "flops": flop_total(work.flops or {}),
+            "workload": work.to_dict(),
             "estimate": asdict(est),
         })
     totals = {

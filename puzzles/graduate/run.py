@@ -11,6 +11,9 @@
 4. with ``--ncu``, runs the launches under Nsight Compute (``ncu.py``) once the timing is over;
 5. waits for the simulator's jobs until ``estimate_budget_s`` after the start, cuts off the rest, and builds
    the rows (``table.py``), the ncu comparison and the files in ``out``.
+
+With ``out``, the files are rewritten after every finished row (``resume.py``: a stopped run keeps its rows),
+and ``resume`` skips the rows and ncu launches a previous run left there under the same key.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import Puzzle
-from . import estimates, ncu, pool, table
+from . import estimates, ncu, pool, resume, table
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_SIZE = 1 << 26
@@ -66,6 +69,7 @@ class Options:
     worker_command: list[str] | None = None    # tests stand in for the GPU worker (worker.py's protocol)
     interpret: bool = False                    # Triton's interpreter on the CPU instead of a GPU (no timing)
     untimed: set[str] = field(default_factory=set)   # puzzles (slugs) whose cases run but which are not timed
+    resume: bool = False                       # keep the finished rows of out/graduate.json (resume.py)
 
 
 @dataclass
@@ -93,12 +97,23 @@ def graduate(opts: Options) -> Outcome:
     cache = estimates.EstimateCache(opts.cache)
     if cache.problem:
         say(cache.problem)
+    previous = resume.Previous()
+    if opts.resume and opts.out is not None:
+        previous = resume.load(opts.out / "graduate.json", opts.items, opts.backends, opts.size, opts.interpret,
+                               opts.ncu_size if opts.ncu else None)
+        kept = estimates.EstimateCache(opts.out / "estimates.json")     # what the earlier calls computed
+        cache.entries.update(kept.entries)
+    paths = {p.slug: path for p, path in opts.items}
     tasks = [{"slug": p.slug, "path": str(path), "backend": b, "timed": p.slug not in opts.untimed}
-             for p, path in opts.items for b in opts.backends]
+             for p, path in opts.items for b in opts.backends if (p.slug, b) not in previous.records]
+    if opts.resume:
+        say(previous.problem or f"resuming {opts.out / 'graduate.json'}: {len(previous.records)} row(s) kept, "
+            f"{len(tasks)} to run" + (f", ncu launches of {len(previous.ncu_items)} puzzle(s) kept"
+                                       if opts.ncu else ""))
     worker = _Worker(tasks, opts.size, outputs_dir, env, scratch / "worker.log", opts.worker_command,
                      opts.interpret)
     jobs: pool.Pool | None = None
-    results: dict[tuple[str, str], dict] = {}
+    records: dict[tuple[str, str], dict] = {k: dict(v) for k, v in previous.records.items()}
     device = peaks = None
     est_jobs: dict[tuple[str, int | None], pool.Job] = {}
     verify_jobs: dict[tuple[str, str], pool.Job] = {}
@@ -122,9 +137,23 @@ def graduate(opts: Options) -> Outcome:
         jobs = pool.Pool(max_jobs=opts.estimate_jobs, workdir=scratch / "jobs")
         save_to = (opts.out / "estimates.json") if opts.out is not None else opts.cache
 
-        def harvest() -> None:
-            """Keep every finished simulator result at once (an interrupted run keeps what it computed)."""
-            fresh = False
+        def checkpoint(ncu_items=None) -> None:
+            """The files in ``out`` with every row finished so far (each replaced atomically)."""
+            if opts.out is None:
+                return
+            for key, job in verify_jobs.items():
+                if job.result is not None and job.result.get("ok") and key in records:
+                    records[key]["verify"] = job.result        # a check that ran (pass or FAIL) is kept
+            partial = assemble(opts, device, peaks, records, est_jobs, verify_jobs, ncu_items, complete=False)
+            try:
+                write_files(opts.out, partial)
+            except OSError as e:
+                say(f"the results could not be written to {opts.out} ({e})")
+
+        def harvest() -> bool:
+            """Keep every finished simulator result at once (an interrupted run keeps what it computed); True
+            when a spec check finished (a row changed)."""
+            fresh = checked = False
             for job in jobs.take_done():
                 if job.kind == "estimate" and job.result and job.result.get("ok"):
                     cache.put(job.tag["key"], job.result["result"])
@@ -135,53 +164,75 @@ def graduate(opts: Options) -> Outcome:
                     say(f"    gpusim: {job.tag['slug']}: {(job.result or {}).get('error')}")
                 else:                                   # a spec check: its outputs file is no longer needed
                     Path(job.args["outputs"]).unlink(missing_ok=True)
+                    checked = True
             if fresh and save_to is not None and opts.estimates:
                 try:
                     cache.save(save_to)
                 except OSError as e:
                     say(f"the estimate cache {save_to} could not be written ({e})")
+            return checked
 
         if opts.estimates and gpu is not None:
             sizes = [opts.size] + ([opts.ncu_size] if opts.ncu and opts.ncu_size != opts.size else [])
             est_jobs = submit_estimates(jobs, cache, opts.items, sizes, gpu, priority_size=opts.ncu_size)
         done = 0
-        for msg in worker.messages(opts.task_timeout_s):
-            harvest()
+        # until ncu runs, the files keep the launches a previous run profiled
+        ncu_items = {"run": ncu.NcuRun({}, [], "ncu runs once the GPU rows are done"),
+                     "kept": previous.ncu_items} if opts.ncu and previous.ncu_items else None
+        for msg in worker.messages(opts.task_timeout_s, tick_s=2.0):
+            if harvest():
+                checkpoint(ncu_items)
             if msg["type"] == "start":
                 say(f"[{done + 1}/{len(tasks)}] {msg['slug']} ({msg['backend']}) ...")
             elif msg["type"] == "result":
                 done += 1
                 key = (msg["slug"], msg["backend"])
-                results[key] = msg["result"]
+                puzzle = next(p for p, _ in opts.items if p.slug == msg["slug"])
+                records[key] = {"key": resume.row_key(puzzle, paths[puzzle.slug], msg["backend"], opts.size,
+                                                      opts.interpret),
+                                "result": msg["result"], "verify": None, "peaks": peaks}
                 say(_progress_line(msg["slug"], msg["backend"], msg["result"]))
                 out_file = (msg["result"].get("bench") or {}).get("outputs_file")
                 if out_file:
                     verify_jobs[key] = jobs.submit(pool.Job("verify", {"puzzle": msg["slug"], "size": opts.size,
                                                                         "outputs": out_file},
                                                             memory=_verify_memory(out_file), priority=0))
+                checkpoint(ncu_items)
         worker.finish()                             # the GPU to itself for ncu
         ncu_run = None
         if opts.ncu:
-            say(f"ncu: profiling the benchmark launches at {estimates.size_label(opts.ncu_size)} ...")
             from gpusim.observe.metrics import METRIC_KEYS
 
-            items = [{"slug": p.slug, "path": str(path)} for p, path in opts.items]
-            ncu_run = ncu.profile(items, opts.ncu_size, scratch / "ncu", list(METRIC_KEYS), opts.ncu_timeout_s, env)
-            say("ncu: " + (ncu_run.error or f"{len(ncu_run.launches)} launches profiled"))
-        harvest()
+            items = [{"slug": p.slug, "path": str(path)} for p, path in opts.items if p.slug not in previous.ncu_items]
+            if items:
+                say(f"ncu: profiling the benchmark launches of {len(items)} puzzle(s) at "
+                    f"{estimates.size_label(opts.ncu_size)} ...")
+                ncu_run = ncu.profile(items, opts.ncu_size, scratch / "ncu", list(METRIC_KEYS), opts.ncu_timeout_s,
+                                      env)
+                say("ncu: " + (ncu_run.error or f"{len(ncu_run.launches)} launches profiled"))
+            else:
+                ncu_run = ncu.NcuRun({}, [])
+            ncu_items = {"run": ncu_run, "kept": previous.ncu_items}
+            checkpoint(ncu_items)
+        if harvest():
+            checkpoint(ncu_items)
         if jobs.pending():
             deadline = started + opts.estimate_budget_s
             say(f"waiting up to {max(0.0, deadline - time.monotonic()):.0f} s for {jobs.pending()} simulator "
                 "job(s) ...")
             while jobs.pending() and time.monotonic() < deadline:
                 jobs.wait(min(deadline, time.monotonic() + 2))
-                harvest()
+                if harvest():
+                    checkpoint(ncu_items)
         harvest()
         jobs.close(f"not finished within --estimate-budget {opts.estimate_budget_s:.0f} s")
-        outcome = assemble(opts, device, peaks, results, est_jobs, verify_jobs, cache, ncu_run)
+        for key, job in verify_jobs.items():
+            if job.result is not None and job.result.get("ok") and key in records:
+                records[key]["verify"] = job.result
+        outcome = assemble(opts, device, peaks, records, est_jobs, verify_jobs, ncu_items)
         outcome.doc["seconds"] = round(time.monotonic() - started, 1)
         if opts.out is not None:
-            write_files(opts.out, outcome, cache, ncu_run, scratch)
+            write_files(opts.out, outcome, cache, scratch)
         if opts.cache is not None and opts.estimates:
             try:
                 cache.save()
@@ -256,17 +307,29 @@ def _progress_line(slug: str, backend: str, result: dict) -> str:
 
 # ------------------------------------------------------------------------------------------ assembling
 
-def assemble(opts: Options, device, peaks, results, est_jobs, verify_jobs, cache, ncu_run) -> Outcome:
-    rows = []
+def assemble(opts: Options, device, peaks, records, est_jobs, verify_jobs, ncu_items=None,
+             complete: bool = True) -> Outcome:
+    """The rows, the ncu comparison and the document. ``records`` maps (slug, back end) to what the row was
+    measured from (``resume.py``); with ``complete=False`` only the rows measured so far."""
+    rows, stored = [], []
     for puzzle, _path in opts.items:
         est = _estimate_for(est_jobs, puzzle.slug, opts.size)
         for backend in opts.backends:
-            rows.append(build_row(puzzle, backend, results.get((puzzle.slug, backend)), est,
-                                  verify_jobs.get((puzzle.slug, backend)), peaks))
-    comparisons = ncu_comparisons(ncu_run, est_jobs, opts.ncu_size) if ncu_run is not None else None
+            record = records.get((puzzle.slug, backend))
+            if record is None and not complete:
+                continue
+            verify = verify_jobs.get((puzzle.slug, backend))
+            if record is not None and record.get("verify") is not None and (verify is None or verify.result is None):
+                verify = pool.Job("verify", {}, 0, result=record["verify"])
+            rows.append(build_row(puzzle, backend, None if record is None else record["result"], est, verify,
+                                  peaks if record is None else record.get("peaks")))
+            stored.append(record)
+    ncu_run = None if ncu_items is None else ncu_items["run"]
+    comparisons = None if ncu_items is None else ncu_comparisons(opts, ncu_items, est_jobs)
     doc = {
         "schema": 1, "device": device, "peaks": peaks, "size": opts.size, "backends": opts.backends,
-        "rows": [table.row_dict(r) for r in rows],
+        "complete": complete, "rows_expected": len(opts.items) * len(opts.backends),
+        "rows": [{**table.row_dict(r), **({"measured": m} if m is not None else {})} for r, m in zip(rows, stored)],
         "ncu": None if ncu_run is None else {
             "size": opts.ncu_size, "error": ncu_run.error, "command": ncu_run.command,
             "launches": comparisons},
@@ -337,26 +400,39 @@ def build_row(puzzle: Puzzle, backend: str, result: dict | None, est: dict, veri
     return row
 
 
-def ncu_comparisons(run: ncu.NcuRun, est_jobs, ncu_size: int) -> list[dict]:
-    """For every profiled launch: gpusim's metrics beside ncu's (``ncu.compare``)."""
-    from gpusim.observe.metrics import METRIC_KEYS
-
-    out = []
+def ncu_comparisons(opts: Options, ncu_items: dict, est_jobs) -> list[dict]:
+    """For every profiled launch, puzzle by puzzle: gpusim's metrics beside ncu's (``ncu.compare``); the
+    launches a previous run profiled (``ncu_items["kept"]``) are compared again with today's estimates."""
+    run = ncu_items["run"]
+    fresh: dict[str, list[dict]] = {}
     for entry in run.manifest:
         launch = run.launches.get(entry["id"])
-        est = _estimate_for(est_jobs, entry["slug"], ncu_size)
-        item = {**entry, "ncu_kernel": launch.kernel if launch else None, "rows": [], "problem": ""}
-        if launch is None:
-            item["problem"] = "ncu reported no such launch"
-        elif entry["kernel"] not in launch.kernel:
-            item["problem"] = f"ncu's launch {entry['id']} is {launch.kernel[:60]!r}, not {entry['kernel']}"
-        elif "error" in est:
-            item["problem"] = f"no gpusim metrics ({est['error']})"
-        else:
-            sim = est["steps"][entry["step"]]["metrics"]
-            item["rows"] = [r.__dict__ for r in ncu.compare(sim, launch.metrics, list(METRIC_KEYS))]
-        out.append(item)
+        item = {**entry, "ncu_kernel": launch.kernel if launch else None,
+                "ncu_metrics": None if launch is None else launch.metrics}
+        fresh.setdefault(entry["slug"], []).append(item)
+    out = []
+    for puzzle, path in opts.items:
+        key = resume.ncu_key(puzzle, path, opts.ncu_size)
+        for item in ncu_items["kept"].get(puzzle.slug) or fresh.get(puzzle.slug, []):
+            out.append(_compare_launch({**item, "key": key}, est_jobs, opts.ncu_size))
     return out
+
+
+def _compare_launch(item: dict, est_jobs, ncu_size: int) -> dict:
+    from gpusim.observe.metrics import METRIC_KEYS
+
+    item = {**item, "rows": [], "problem": ""}
+    est = _estimate_for(est_jobs, item["slug"], ncu_size)
+    if item["ncu_metrics"] is None:
+        item["problem"] = "ncu reported no such launch"
+    elif item["kernel"] not in (item["ncu_kernel"] or ""):
+        item["problem"] = f"ncu's launch {item['id']} is {item['ncu_kernel'][:60]!r}, not {item['kernel']}"
+    elif "error" in est:
+        item["problem"] = f"no gpusim metrics ({est['error']})"
+    else:
+        sim = est["steps"][item["step"]]["metrics"]
+        item["rows"] = [r.__dict__ for r in ncu.compare(sim, item["ncu_metrics"], list(METRIC_KEYS))]
+    return item
 
 
 # ------------------------------------------------------------------------------------------- rendering
@@ -376,6 +452,9 @@ def render_text(out: Outcome, opts: Options) -> str:
     n_ok = sum(r.correct for r in out.rows)
     where = "under Triton's interpreter" if opts.interpret else "on the GPU"
     parts.append(f"\n{n_ok} of {len(out.rows)} correct {where}.")
+    if doc.get("complete") is False:
+        parts.append(f"Partial: {len(out.rows)} of {doc['rows_expected']} rows so far (the run goes on, or was "
+                     "stopped: `--resume` runs the rest).")
     return "\n".join(parts)
 
 
@@ -446,11 +525,14 @@ def render_markdown(out: Outcome, opts: Options) -> str:
     return "\n".join(parts) + "\n"
 
 
-def write_files(out_dir: Path, outcome: Outcome, cache, ncu_run, scratch: Path) -> None:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "graduate.md").write_text(outcome.markdown, encoding="utf-8")
-    (out_dir / "graduate.json").write_text(json.dumps(_json_safe(outcome.doc), indent=1), encoding="utf-8")
-    (out_dir / "graduate.txt").write_text(outcome.text + "\n", encoding="utf-8")
+def write_files(out_dir: Path, outcome: Outcome, cache=None, scratch: Path | None = None) -> None:
+    """graduate.md, .json and .txt (each replaced atomically); at the end of a run (``scratch``) also the
+    estimate cache, ncu's raw output and the worker's log."""
+    resume.write_atomic(out_dir / "graduate.json", json.dumps(_json_safe(outcome.doc), indent=1))
+    resume.write_atomic(out_dir / "graduate.txt", outcome.text + "\n")
+    resume.write_atomic(out_dir / "graduate.md", outcome.markdown)
+    if scratch is None:
+        return
     cache.save(out_dir / "estimates.json")
     for name in ("ncu.csv", "ncu_manifest.jsonl"):
         src = scratch / "ncu" / name
@@ -522,11 +604,20 @@ class _Worker:
         except queue.Empty:
             return TIMEOUT
 
-    def messages(self, task_timeout_s: float):
-        """Every start/result message until all tasks are done; a crash or a hang becomes a result."""
+    def messages(self, task_timeout_s: float, tick_s: float | None = None):
+        """Every start/result message until all tasks are done; a crash or a hang becomes a result. With
+        ``tick_s``, a ``{"type": "tick"}`` every ``tick_s`` seconds without a message (the caller's chance to
+        keep what finished meanwhile)."""
         current = None
         while self.left:
-            msg = self.next_message(task_timeout_s if current else 600)
+            deadline = time.monotonic() + (task_timeout_s if current else 600)
+            while True:
+                left = deadline - time.monotonic()
+                msg = self.next_message(max(0.0, min(left, tick_s)) if tick_s else max(0.0, left))
+                if msg is TIMEOUT and tick_s and time.monotonic() < deadline:
+                    yield {"type": "tick"}
+                    continue
+                break
             if isinstance(msg, dict) and msg.get("type") == "start":
                 current = (msg["slug"], msg["backend"])
                 yield msg

@@ -7,7 +7,8 @@
 on CPU torch tensors and compares the outputs with the puzzle's spec as the checker does
 (``puzzles.compare.first_mismatch``, the puzzle's tolerances). ``--aot`` translates every launch of every
 case and compiles each distinct program ahead of time for sm_90 (``triton.compile`` with a ``GPUTarget``),
-which catches code that the interpreter accepts and the compiler rejects. Each mode is a process of its
+which catches code that the interpreter accepts and the compiler rejects, and passes each launch's
+arguments through Triton's own argument binder (which the interpreter does not use). Each mode is a process of its
 own (Triton picks interpreter or compiler once per process). One line per puzzle, then
 ``N passed, M failed``; exit status 1 on any failure. Needs torch and triton (the ``[gpu]`` extra).
 """
@@ -50,7 +51,11 @@ def check_interpreted(puzzle, path, max_cases: int | None = None) -> str | None:
 
 
 def check_compiled(puzzle, path, max_cases: int | None = None) -> str | None:
-    """None when every program of every case of ``puzzle`` compiles for sm_90, else the first error."""
+    """None when every program of every case of ``puzzle`` compiles for sm_90 and every launch's arguments
+    pass Triton's argument binder (``launcher.check_binding``, on CPU tensors), else the first error."""
+    import numpy as np
+    import torch
+
     from gpusim.backends.triton import launcher
 
     from .triton_backend import TritonBackend
@@ -58,12 +63,17 @@ def check_compiled(puzzle, path, max_cases: int | None = None) -> str | None:
     runnable = TritonBackend(interpret=False).compile(puzzle, path)
     done = set()
     for case in puzzle.make_cases()[:max_cases]:
-        for step, program in runnable.programs(case):
-            if program.source in done:
-                continue
-            done.add(program.source)
+        host = dict(case.buffers)
+        cpu = {k: torch.from_numpy(np.ascontiguousarray(v)) if isinstance(v, np.ndarray) else v
+               for k, v in host.items()}
+        for step in case.launches:
+            program, names = runnable.program(step, host)
             try:
-                launcher.compile_aot(program)
+                if program.source not in done:
+                    done.add(program.source)
+                    launcher.compile_aot(program)
+                bound = launcher.bind(program, dict(zip(names, step.arg_values(cpu))), step.grid, "cpu")
+                launcher.check_binding(program, bound)
             except Exception as e:
                 return f"{step.kernel} (block {program.block}): {type(e).__name__}: {_first(e)}"
     return None

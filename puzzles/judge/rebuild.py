@@ -88,6 +88,8 @@ def rebuild(tree: ast.Module, values: dict[str, Any], arrays: list[bytes], kerne
         _check_kernel_decorator(name, value, node, filename)
         kernels[name] = _function(name, value, node)
     device_functions = _called_functions(kernels, decoded, defs, filename, solutions_dir, reference_use)
+    for function in list(kernels.values()) + list(device_functions.values()):
+        _check_bare_stubs(function.node, decoded, filename)
     namespace = _namespace(decoded, module_name, filename)
     made = _exec_defs([f.node for f in list(device_functions.values()) + list(kernels.values())], namespace,
                       module_name, filename)
@@ -110,6 +112,28 @@ def _device_dispatcher(func: Any) -> Any:
         return cuda.jit(device=True)(func)
     except Exception:
         return func
+
+
+#: numba.cuda objects numba-cuda types only as attributes of ``cuda`` (``cuda.threadIdx.x``): imported by
+#: themselves (``from numba.cuda import threadIdx``) they are "Untyped global name" errors on a GPU, while the
+#: functions (``grid``, ``syncthreads``, ``shfl_down_sync``, ...) may be imported by name
+BARE_STUBS = ("threadIdx", "blockIdx", "blockDim", "gridDim", "laneid", "warpsize", "shared", "local", "const",
+              "atomic")
+
+
+def _check_bare_stubs(node: ast.FunctionDef, decoded: dict[str, tuple[str, Any]], filename: str) -> None:
+    """A kernel or device function naming one of ``BARE_STUBS`` imported by itself does not compile."""
+    own = {a.arg for a in node.args.args} | {n.id for n in ast.walk(node)
+                                             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    uses = [n for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+            and n.id not in own]
+    for use in sorted(uses, key=lambda n: (n.lineno, n.col_offset)):
+        kind, value = decoded.get(use.id, (None, None))
+        if kind == "ref" and value.get("module") == "numba.cuda" and value.get("attr") in BARE_STUBS:
+            attr = value["attr"]
+            raise SolutionError(f"`{use.id}` is numba.cuda's `{attr}` imported by itself, which numba-cuda cannot "
+                                f"compile (\"Untyped global name '{use.id}'\"): write `cuda.{attr}` after "
+                                f"`from numba import cuda`", filename=filename, lineno=use.lineno)
 
 
 # ------------------------------------------------------------------------------------------- the values

@@ -606,7 +606,8 @@ def _describe(name: str, value: Any, arrays: list[bytes], depth: int) -> dict[st
         return _function(value.py_func, {"wrapper": "cuda.jit", "signatures": list(value.signatures),
                                          "options": dict(value.options)})
     if cls is types.FunctionType:
-        return _function(value, {"wrapper": ""})
+        ref = _reference(name, value) if value.__module__ in REFERENCE_MODULES else None
+        return ref or _function(value, {"wrapper": ""})     # ref: from numba.cuda.libdevice import expf
     py_func = getattr(value, "py_func", None)
     if type(py_func) is types.FunctionType:
         return _function(py_func, {"wrapper": f"{cls.__module__}.{cls.__qualname__}"})

@@ -122,16 +122,16 @@ def group_api() -> dict:
 
 
 @cuda.jit
-def take_real(z, out):
-    out[0] = z[0].real
+def take_first(d, out):
+    out[0] = d[0]
 
 
 def group_fallback() -> dict:
-    z = np.array([3 + 4j])
-    out = np.zeros(1)
-    take_real[1, 1](z, out)
-    take_real[1, 1](z, out)
-    return {"real": out.tolist()}
+    d = np.array([b"gpu"], dtype="S3")   # gpusim has no byte strings yet
+    out = np.zeros(1, dtype="S3")
+    take_first[1, 1](d, out)
+    take_first[1, 1](d, out)
+    return {"first": [out[0].decode()]}
 
 
 def group_restore() -> dict:

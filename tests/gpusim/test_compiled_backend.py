@@ -293,3 +293,108 @@ def test_the_report_is_the_same_whatever_the_thread_count(tmp_path, cache, monke
         assert runs[2][0].extra["threads"] == 1, "the race between workers made it run on one thread"
     else:
         assert runs[2][0].extra["threads"] == 2
+
+
+#: constructs the front end gained after the compiled back end was written; each is refused with its reason
+#: (so auto runs it on lanes) until the compiled back end translates it identically
+NEW_CONSTRUCTS = """
+    from numba import cuda
+
+    @cuda.jit
+    def raises(a, out):
+        i = cuda.grid(1)
+        if a[i] < 0:
+            raise ValueError("negative input")
+        out[i] = a[i]
+
+    @cuda.jit
+    def grid_synced(a, out):
+        i = cuda.grid(1)
+        out[i] = a[i]
+        cuda.cg.this_grid().sync()
+        out[i] += a[(i + 1) % a.size]
+
+    @cuda.jit
+    def complex_math(a, out):
+        i = cuda.grid(1)
+        z = complex(a[i], 1.0)
+        out[i] = (z * z).real
+
+    @cuda.jit
+    def row_view(m, out):
+        i = cuda.grid(1)
+        row = m[i, :]
+        out[i] = row[0] + row[1]
+
+    @cuda.jit
+    def from_tuple(t, out):
+        i = cuda.grid(1)
+        out[i] = t[0] + t[1]
+
+    @cuda.jit
+    def copy_any(a, out):
+        i = cuda.grid(1)
+        out[i] = a[i]
+"""
+
+
+def _new_construct_launches():
+    f = np.arange(32, dtype=np.float64)
+    rec = np.zeros(32, dtype=[("x", np.float64), ("y", np.int32)])
+    return [
+        ("raises", (f, np.zeros(32)), "the kernel's own raise"),
+        ("grid_synced", (f, np.zeros(32)), r"a grid group's sync\(\)"),
+        ("complex_math", (f, np.zeros(32)), "complex128 are not compiled"),
+        ("row_view", (np.ones((32, 4)), np.zeros(32)), "ArrayView expressions"),
+        ("from_tuple", ((1.0, 2.0), np.zeros(32)), "argument 0 is a tuple"),
+        ("copy_any", (f.astype(np.float16), np.zeros(32, np.float16)), "array of float16"),
+        ("copy_any", (np.arange(32).astype("datetime64[s]"), np.zeros(32, "datetime64[s]")), "datetime64"),
+        ("copy_any", (rec, rec.copy()), r"array of \[\("),
+    ]
+
+
+def test_constructs_new_to_the_front_end_are_refused_with_the_reason_and_auto_runs_them_on_lanes(tmp_path, cache):
+    mod = load_module(tmp_path, NEW_CONSTRUCTS)
+    for name, args, reason in _new_construct_launches():
+        kernel = getattr(mod, name)
+        with pytest.raises(LaunchError, match=f"compiled back end cannot run kernel {name!r} yet: .*{reason}"):
+            gpusim.launch(kernel, 1, 32, args, backend="compiled", instrument=False)
+        want = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        lanes = gpusim.launch(kernel, 1, 32, want, backend="lanes", instrument=False)
+        got = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        auto = gpusim.launch(kernel, 1, 32, got, backend="auto", instrument=False)
+        assert "backend" not in auto.extra, name
+        assert [str(f) for f in auto.faults] == [str(f) for f in lanes.faults], name
+        for x, y in zip(want, got):
+            if isinstance(x, np.ndarray):
+                np.testing.assert_array_equal(x, y)
+    assert not list(cache.glob("k_*")), "a refused kernel generates nothing"
+
+
+NAN_TO_INT = """
+    from numba import cuda
+    import numpy as np
+
+    @cuda.jit
+    def convert(x32, x64, out):
+        i = cuda.grid(1)
+        if i < x32.size:
+            out[i, 0] = np.int32(x32[i])
+            out[i, 1] = np.int32(x64[i])
+            out[i, 2] = np.int64(x32[i])
+            out[i, 3] = np.uint32(x64[i])
+"""
+
+
+def test_a_nan_converts_to_an_integer_as_the_gpu_converts_it(tmp_path, cache):
+    """The H200's answers (docs/gpu-semantics.md): 0 from a float32 to a 32-bit integer, the top bit alone from a
+    float64 or to a 64-bit integer; infinities and finite values saturate and truncate as PTX cvt.rzi does."""
+    mod = load_module(tmp_path, NAN_TO_INT)
+    x = np.array([np.nan, np.inf, -np.inf, -2.5, 3.9e9], np.float64)
+    out = np.zeros((5, 4), np.int64)
+    report = gpusim.launch(mod.convert, 1, 32, (x.astype(np.float32), x, out), backend="compiled", instrument=False)
+    assert report.extra["backend"] == "compiled" and not report.faults
+    i32, u32 = np.iinfo(np.int32), np.iinfo(np.uint32)
+    np.testing.assert_array_equal(out[0], [0, -2**31, -2**63, 2**31])
+    np.testing.assert_array_equal(out[1:, 0], [i32.max, i32.min, -2, i32.max])
+    np.testing.assert_array_equal(out[1:, 3], [u32.max, 0, 0, 3_900_000_000])

@@ -89,12 +89,12 @@ def test_in_out_hints_and_host_calls_of_device_functions(api):
 
 def test_fallback_runs_numba_simulator_and_says_so_once(tmp_path):
     res, stderr = _scenario("fallback", tmp_path, GPUSIM_CUDASIM="1")
-    assert res["real"] == [3.0]
+    assert res["first"] == ["gpu"]
     assert res["stats"]["fallback"] == 2 and res["stats"]["gpusim"] == 0
-    lines = [ln for ln in stderr.splitlines() if ln.startswith("gpusim: kernel 'take_real'")]
+    lines = [ln for ln in stderr.splitlines() if ln.startswith("gpusim: kernel 'take_first'")]
     assert len(lines) == 1, stderr
-    # the reason is named: gpusim types the arguments before it compiles, so it is the complex array
-    assert "runs on numba's simulator" in lines[0] and "complex128" in lines[0]
+    # the reason is named: gpusim types the arguments before it compiles, so it is the byte-string array
+    assert "runs on numba's simulator" in lines[0] and "S3" in lines[0]
 
 
 def test_strict_mode_makes_an_unrunnable_kernel_an_error(tmp_path):
@@ -102,7 +102,7 @@ def test_strict_mode_makes_an_unrunnable_kernel_an_error(tmp_path):
     proc = subprocess.run([sys.executable, str(SCENARIOS), "fallback", str(out)],
                           env=_env(GPUSIM_CUDASIM="strict"), capture_output=True, text=True, timeout=300)
     assert proc.returncode != 0
-    assert "UnsupportedConstruct" in proc.stderr and "GPUSIM_CUDASIM=strict" in proc.stderr
+    assert "LaunchError" in proc.stderr and "GPUSIM_CUDASIM=strict" in proc.stderr
     assert not out.exists()
 
 
@@ -114,11 +114,19 @@ def test_fallback_restores_device_arrays_gpusim_wrote(tmp_path):
 
 
 def test_faults_raise_as_numba_simulator_raises_them(tmp_path):
-    res, _ = _scenario("faults", tmp_path, GPUSIM_CUDASIM="strict")
+    res, _ = _scenario("faults", tmp_path, GPUSIM_CUDASIM="strict", GPUSIM_CUDASIM_FAULTS="raise")
     oob = res["oob"]
     assert {"OutOfBounds", "IndexError", "KernelFault"} <= set(oob["types"])
     assert oob["message"].startswith("tid=[50, 0, 0] ctaid=[0, 0, 0]: Index 50 is out of bounds")
     assert "DataRace" in res["race"]["types"] and res["race"]["message"].startswith("tid=[")
+
+
+def test_by_default_a_race_is_reported_and_an_out_of_bounds_access_raised(tmp_path):
+    res, stderr = _scenario("faults", tmp_path, GPUSIM_CUDASIM="strict")
+    assert "OutOfBounds" in res["oob"]["types"]
+    assert res["race"]["types"] == []
+    lines = [ln for ln in stderr.splitlines() if ln.startswith("gpusim: kernel") and ": race at " in ln]
+    assert len(lines) == 1 and "block (0, 0, 0) thread (" in lines[0] and "GPUSIM_CUDASIM_FAULTS=raise" in lines[0]
 
 
 def test_fault_policy_off_lets_a_kind_through(tmp_path):
@@ -282,7 +290,9 @@ def test_numba_cuda_mlir_import_style_runs_on_gpusim(tmp_path):
 # ------------------------------------------------------------------------------------ in-process units
 
 def test_fault_policy_parses_all_and_per_kind():
-    assert dict(FaultPolicy.parse(None).actions)["race"] == "raise"
+    default = dict(FaultPolicy.parse(None).actions)
+    assert default["race"] == default["uninit"] == "report" and default["oob"] == default["divergence"] == "raise"
+    assert set(dict(FaultPolicy.parse("raise").actions).values()) == {"raise"}
     assert set(dict(FaultPolicy.parse("off").actions).values()) == {"off"}
     per = dict(FaultPolicy.parse("race=off, uninit=off").actions)
     assert per["race"] == per["uninit"] == "off" and per["oob"] == "raise"

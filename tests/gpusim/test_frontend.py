@@ -295,12 +295,10 @@ REJECTED = [
     ("a generator", "x = sum(v for v in range(3))", "x = sum(v for v in range(3))"),
     ("try/except", "try:\n        x = 1\n    except Exception:\n        x = 2", "try:"),
     ("a with block", "with open('f') as fh:\n        x = 1", "with open"),
-    ("a nested function", "def g():\n        return 1", "def g():"),
-    ("range", "for v in out:\n        x = v", "for v in out:"),
-    ("slicing", "x = out[1:3]", "x = out[1:3]"),
+    ("a loop over a number", "for v in i:\n        x = v", "for v in i:"),
     ("sorted", "x = sorted(i)", "x = sorted(i)"),
     ("'undefined_thing' is not defined", "x = undefined_thing + 1", "undefined_thing"),
-    ("raise", "raise ValueError()", "raise ValueError()"),
+    ("raise", "raise ValueError(i)", "raise ValueError(i)"),   # an argument known only at run time
     ("a set", "x = {1, 2}", "x = {1, 2}"),
     ("`in`", "x = i in (1, 2)", "x = i in (1, 2)"),
     ("global", "global out2", "global out2"),
@@ -459,3 +457,43 @@ def test_numba_types_namespace_is_accepted_as_a_cast():
     run_clean(k, 1, 1, out)
     assert out[0] == float(np.float32(1) / np.float32(3))
     assert out[1] == np.int64(70000).astype(np.int16)
+
+
+def _assigned_on_another_loop_path(result, x, v, n):
+    for i in range(n):
+        if i == 0:
+            if i == x:
+                pass
+            else:
+                late = v
+        else:
+            if i == x:
+                pass
+            else:
+                late = late + v
+    result[0] = late
+
+
+def test_a_local_read_in_a_loop_before_its_assignment_on_another_path_compiles():
+    # numba-cuda's test_ssa issue 5482: i = 0 assigns v, i = 1 skips, i = 2 adds v (Python gives 2 * v)
+    res = np.zeros(1, np.int64)
+    rep = gpusim.launch(_assigned_on_another_loop_path, 1, 1, (res, 1, 5, 3))
+    assert not rep.faults and res[0] == 10
+    rep = gpusim.launch(_assigned_on_another_loop_path, 1, 1, (res, 0, 5, 3))  # read unassigned at i = 1
+    assert rep.faults and "late" in str(rep.faults[0])
+
+
+def _identity_tests(out, pred, n):
+    out[0] = 1 if pred is True else 0
+    out[1] = 1 if pred is not False else 0
+    out[2] = 1 if n is None else 0
+    out[3] = 1 if n is not None else 0
+    out[4] = 1 if n is True else 0  # an int is never the object True
+
+
+def test_is_compares_with_none_true_and_false_as_python_does_for_kernel_values():
+    out = np.full(5, -1, np.int64)
+    rep = gpusim.launch(_identity_tests, 1, 1, (out, True, 1))
+    assert not rep.faults and out.tolist() == [1, 1, 0, 1, 0]
+    gpusim.launch(_identity_tests, 1, 1, (out, False, 1))
+    assert out.tolist() == [0, 0, 0, 1, 0]

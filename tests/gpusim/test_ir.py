@@ -607,3 +607,26 @@ def test_a_device_array_captured_by_pointer_is_read_as_it_is_at_each_launch():
               if isinstance(e, N.ConstArray)]
     assert [(a.name, a.by_pointer, a.data is behind) for a in arrays] == [("frozen", False, False),
                                                                          ("live", True, True)]
+
+
+# ------------------------------------------------------------------------------ the uniformity pass's check
+
+
+@cuda.jit
+def array_by_lane(a, b, out):
+    i = cuda.grid(1)
+    src = a
+    if i % 2 == 0:
+        src = b
+    out[i] = src[i]
+
+
+def test_an_array_chosen_per_lane_is_rejected_at_its_line_before_any_back_end(no_back_end):
+    # numba-cuda runs this (both arrays have one type); gpusim holds one array per variable for every thread,
+    # so the uniformity pass refuses it, as a gpusim limit, where the divergent assignment is
+    with pytest.raises(gpusim.UnsupportedConstruct) as e:
+        gpusim.launch(array_by_lane, 1, 4, (np.zeros(4), np.ones(4), np.zeros(4)))
+    err = e.value
+    assert "the array variable 'src' is assigned inside divergent code" in err.message
+    assert "gpusim cannot hold a different array per thread" in err.message
+    assert err.lineno == line_of(array_by_lane, "src = b") and err.source_line.strip() == "src = b"

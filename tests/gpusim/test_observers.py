@@ -25,6 +25,7 @@ class Vandal(Observer):
 
     def __init__(self) -> None:
         self.seen = 0
+        self.shared_seen = 0
 
     def on_access(self, ev) -> None:
         for arr in (ev.gtid, ev.block, ev.warp, ev.flat, ev.phase):
@@ -38,6 +39,13 @@ class Vandal(Observer):
         with pytest.raises(ValueError):
             blocks[...] = 0
         self.seen += 1
+
+    def on_shared_values(self, blocks, local_blocks, views, lineno) -> None:
+        for arr in (blocks, local_blocks, *(v for _, v in views)):
+            assert not arr.flags.writeable
+            with pytest.raises(ValueError):
+                arr[...] = 0
+        self.shared_seen += 1
 
 
 @cuda.jit
@@ -55,7 +63,7 @@ def test_observers_see_read_only_event_arrays_and_the_kernel_is_unchanged():
     out = np.zeros_like(a)
     vandal = Vandal()
     report = gpusim.launch(exchange, 2, 64, (a, out), observers=[vandal])
-    assert not report.faults and vandal.seen >= 4
+    assert not report.faults and vandal.seen >= 4 and vandal.shared_seen >= 2
     np.testing.assert_array_equal(out, a.reshape(2, 64)[:, ::-1].reshape(-1))
 
 

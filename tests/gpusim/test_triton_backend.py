@@ -195,6 +195,72 @@ REFUSALS = [
 ]
 
 
+def test_a_per_thread_array_with_constant_indices_is_registers_and_its_loops_are_written_out():
+    from tests.gpusim.triton_kernels import case_local_tables
+
+    kernel, _grid, block, args, _expect = case_local_tables()
+    text = "\n".join(code(ln) for ln in body(program(kernel, args, block=block)))
+    reg = sorted(set(re.findall(r"\b(_loc\d+_reg_\d+) = tl\.zeros\(\[32\], tl\.int32\)", text)))
+    assert len(reg) == 6                                          # reg[2, 3]: one register per element
+    assert not re.search(r"_loc\d+_reg = ", text)                 # and no table for it
+    assert re.search(r"_loc\d+_tab = tl\.zeros\(\[32, 4\], tl\.int32\)", text)  # tab[(t + k) % 4]: a table
+    loops = re.findall(r"^for \w+ in range\((.*)\):$", text, re.M)
+    # the loops over reg's indices are written out; those that index only the table stay loops
+    assert len(loops) == 2 and "tl.full((), 4, tl.int64), 1" in loops[0] and ", n, 1" in loops[1]
+
+
+@cuda.jit
+def register_tile(a, out):
+    tx = cuda.threadIdx.x
+    acc = cuda.local.array(4, float32)
+    ra = cuda.local.array(4, float32)
+    for i in range(4):
+        acc[i] = 0.0
+    for q in range(8):                  # q indexes no per-thread array: it stays a loop
+        for i in range(4):
+            ra[i] = a[q, tx * 4 + i]
+        for i in range(4):
+            acc[i] += ra[i] * ra[i]
+    for i in range(4):
+        out[tx * 4 + i] = acc[i]
+
+
+def test_only_loops_whose_variable_indexes_a_per_thread_array_are_written_out():
+    p = program(register_tile, (np.zeros((8, 128), np.float32), np.zeros(128, np.float32)), block=32)
+    text = "\n".join(code(ln) for ln in body(p))
+    loops = re.findall(r"^for \w+ in range\((.*)\):$", text, re.M)
+    assert len(loops) == 1 and "tl.full((), 8, tl.int64), 1" in loops[0]
+    inside = text.split("for ", 1)[1]
+    assert len(re.findall(r"_loc\d+_acc_\d = tl\.fma\(", inside)) == 4      # the i loops: written out
+    assert not re.search(r"^i = ", inside.split("\n", 1)[1].split("_loc")[0], re.M)  # no dead i = k per copy
+
+
+def test_a_shared_tile_inner_product_is_one_dot():
+    from tests.gpusim.triton_kernels import case_tile_product_scratch, case_tile_products
+
+    kernel, _grid, block, args, _expect = case_tile_products()
+    lines = [code(ln) for ln in body(program(kernel, args, block=block))]
+    text = "\n".join(lines)
+    assert len(re.findall(r"^for \w+ in range\(", text, re.M)) == 1   # only the k-steps loop is left, and
+    #                                                                  with register tiles it may be pipelined
+    dots = [ln for ln in lines if "tl.dot(" in ln]
+    assert len(dots) == 2 and all('input_precision="ieee"' in ln for ln in dots)   # never TF32
+    # sa[ty, j] and sb[j, tx] of planes stored at [ty, tx] are the planes themselves; sc[tx, j] is gathered
+    assert "tl.dot(tl.reshape(_sh1_sa, [16, 16]), tl.reshape(_sh2_sb, [16, 16]), tl.reshape(acc, [16, 16])" in text
+    assert text.count("tl.gather(") == 1
+    # the float64 accumulator of float32 products: the products as float32, their sum in float64 over the
+    # first (slowest) axis, j: within each thread (test_a_float64_tile_sum_stays_in_each_thread)
+    assert ("tl.reshape(acc64, [16, 16]) + tl.sum((tl.trans(tl.reshape(_sh1_sa, [16, 16]))[:, :, None]"
+            " * tl.reshape(_sh2_sb, [16, 16])[:, None, :]).to(tl.float64), 0)") in text
+    assert "[None, :, :]" not in text     # never j between the rows and the columns (it spans threads)
+    kernel, _grid, block, args, _expect = case_tile_product_scratch()
+    text = "\n".join(code(ln) for ln in body(program(kernel, args, block=block)))
+    assert len(re.findall(r"tl\.dot\(", text)) == 1 and "tl.arange(0, 16)[None, :] < 8" in text   # K 8 -> 16
+    assert re.search(r"^acc = tl\.where\(_m\d+, tl\.reshape\(_dot\d+, \[1024\]\), acc\)$", text, re.M)  # masked
+    # a dot on a scratch tile: its k-steps loop is not software-pipelined (the tile's loads after its stores)
+    assert re.search(r"^for _k\d+ in tl\.range\(.*, num_stages=1\):$", text, re.M)
+
+
 @pytest.mark.parametrize("kernel,args,message,source", REFUSALS, ids=[r[0].__name__ for r in REFUSALS])
 def test_what_cannot_be_translated_is_named_with_its_line(kernel, args, message, source):
     with pytest.raises(NotTranslatable) as info:
@@ -230,6 +296,41 @@ def run_script(mode: str) -> str:
                          timeout=600, cwd=ROOT)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     return out.stdout
+
+
+@cuda.jit
+def tile_sum64(a, b, out):
+    sa = cuda.shared.array((16, 16), float32)
+    sb = cuda.shared.array((16, 16), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    acc = 0.0
+    for t0 in range(0, a.shape[1], 16):
+        sa[ty, tx] = a[ty, t0 + tx]
+        sb[ty, tx] = b[t0 + ty, tx]
+        cuda.syncthreads()
+        for j in range(16):
+            acc += sa[ty, j] * sb[j, tx]
+        cuda.syncthreads()
+    out[ty, tx] = acc
+
+
+@needs_triton
+@pytest.mark.slow
+def test_a_float64_tile_sum_stays_in_each_thread():
+    """A 16 x 16 block is 8 warps, one thread per output: compiled for sm_90, each k-step's sum is that
+    thread's 16 float64 additions (15 within the tl.sum, one onto acc) of its 16 float32 products, and no
+    value crosses threads but the tiles' staging (no shuffle). With j between rows and columns in the sum's
+    product (the first version) the reduction ran across threads: 80 shuffles and 41 float64 additions."""
+    from gpusim.backends.triton import launcher
+
+    args = (np.zeros((16, 32), np.float32), np.zeros((32, 16), np.float32), np.zeros((16, 16), np.float64))
+    p = program(tile_sum64, args, block=(16, 16))
+    assert p.num_warps == 8 and "tl.sum(" in p.source
+    ptx = launcher.compile_aot(p).asm["ptx"]
+    assert len(re.findall(r"\badd\.(?:rn\.)?f64\b", ptx)) == 16
+    assert len(re.findall(r"\bmul\.(?:rn\.)?f32\b", ptx)) == 16
+    assert "shfl" not in ptx
 
 
 @needs_triton

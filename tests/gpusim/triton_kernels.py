@@ -3,7 +3,8 @@ CUDA's semantics (not by gpusim, not by the back end).
 
 ``python tests/gpusim/triton_kernels.py interpret`` runs each through Triton's interpreter (this process
 sets ``TRITON_INTERPRET=1`` before importing triton) and compares; ``aot`` compiles each for sm_90 without
-a GPU. It prints one line per kernel and ``N passed, M failed``, and exits 1 on a failure.
+a GPU and passes its arguments through Triton's argument binder (``launcher.check_binding``). It prints
+one line per kernel and ``N passed, M failed``, and exits 1 on a failure.
 ``tests/gpusim/test_triton_backend.py`` runs both in subprocesses.
 """
 
@@ -284,6 +285,146 @@ def case_locals_and_scalars():
     return locals_and_scalars, 1, 16, (x, *outs, f64, f32, True, 1), {1: exp, 2: special}
 
 
+# -- per-thread arrays: constant indices (registers, loops written out) and an index known at run time (table) --
+@cuda.jit
+def local_tables(x, n, out, last):
+    t = cuda.threadIdx.x
+    reg = cuda.local.array((2, 3), int32)    # every index a constant once the loops are written out
+    tab = cuda.local.array(4, int32)         # indexed with a per-thread value: a [lanes, 4] table
+    i = 0
+    j = 0
+    for i in range(2):
+        for j in range(3):
+            reg[i, j] = 0
+            if (t + i + j) % 2 == 0:         # a per-lane store into a register element
+                reg[i, j] = x[t] * (i + 1) + j
+    for k in range(4):
+        tab[k] = k * 10
+    for k in range(n):
+        tab[(t + k) % 4] += x[t]
+    s = 0
+    for i in range(2):
+        for j in range(3):
+            s += reg[i, j]
+    out[t] = s + tab[t % 4]
+    last[t] = i * 10 + j                     # a loop variable keeps its last value
+
+
+def case_local_tables():
+    x = (np.arange(16) * 3 - 7).astype(np.int32)
+    n = 5
+    out, last = np.zeros(16, np.int32), np.zeros(16, np.int32)
+    exp = np.zeros(16, np.int32)
+    for t in range(16):
+        reg = [[int(x[t]) * (i + 1) + j if (t + i + j) % 2 == 0 else 0 for j in range(3)] for i in range(2)]
+        tab = [10 * k for k in range(4)]
+        for k in range(n):
+            tab[(t + k) % 4] += int(x[t])
+        exp[t] = sum(map(sum, reg)) + tab[t % 4]
+    return local_tables, 1, 16, (x, n, out, last), {2: exp, 3: np.full(16, 12, np.int32)}
+
+
+# -- parameters named as Triton's argument binder names its own locals and launch options ---------------------
+@cuda.jit
+def binder_names(params, backend, options, num_warps, debug, specialization):
+    i = cuda.grid(1)
+    if i < params.size:
+        params[i] = backend[i] * num_warps + debug + options + specialization
+
+
+def case_binder_names():
+    backend = np.arange(10, dtype=np.float32)
+    params = np.zeros(10, np.float32)
+    return binder_names, 1, 16, (params, backend, 2, 4, 1, 3), {0: backend * 4 + 1 + 2 + 3}
+
+
+# -- tiled matrix products: a shared-tile inner-product loop becomes one tl.dot (tiles.py) -----------------------
+TILE = 16
+WIDE = 32
+SLICE = 8
+
+
+@cuda.jit
+def tile_products(a, b, bt, out, out_t, out64):
+    """``out = a @ b``, ``out_t = a @ bt.T`` and ``out64`` (``a @ b`` summed in float64, numba's ``acc = 0.0``) by
+    16 x 16 tiles stored at ``[ty, tx]`` (register planes): ``out`` reads the planes as they lie, ``out_t`` reads
+    its b tile transposed (a gather)."""
+    sa = cuda.shared.array((TILE, TILE), float32)
+    sb = cuda.shared.array((TILE, TILE), float32)
+    sc = cuda.shared.array((TILE, TILE), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    r = cuda.blockIdx.y * TILE + ty
+    c = cuda.blockIdx.x * TILE + tx
+    acc = float32(0.0)
+    acc_t = float32(0.0)
+    acc64 = 0.0
+    for t0 in range(0, a.shape[1], TILE):
+        sa[ty, tx] = a[r, t0 + tx]
+        sb[ty, tx] = b[t0 + ty, c]
+        sc[ty, tx] = bt[cuda.blockIdx.x * TILE + ty, t0 + tx]
+        cuda.syncthreads()
+        for j in range(TILE):
+            acc += sa[ty, j] * sb[j, tx]
+        for j in range(TILE):
+            acc64 += sa[ty, j] * sb[j, tx]
+        for j in range(TILE):
+            acc_t = acc_t + sc[tx, j] * sa[ty, j]
+        cuda.syncthreads()
+    out[r, c] = acc
+    out_t[r, c] = acc_t
+    out64[r, c] = acc64
+
+
+def case_tile_products():
+    rng = np.random.default_rng(7)
+    # small integers: every product and partial sum is exact, so any order of the sums gives CUDA's bits
+    a = rng.integers(-4, 5, (32, 48)).astype(np.float32)
+    b = rng.integers(-4, 5, (48, 32)).astype(np.float32)
+    bt = rng.integers(-4, 5, (32, 48)).astype(np.float32)
+    outs = (np.zeros((32, 32), np.float32), np.zeros((32, 32), np.float32), np.zeros((32, 32), np.float64))
+    a64 = a.astype(np.float64)
+    expect = {3: (a64 @ b).astype(np.float32), 4: (a64 @ bt.T).astype(np.float32), 5: a64 @ b}
+    return tile_products, (2, 2), (TILE, TILE), (a, b, bt, *outs), expect
+
+
+@cuda.jit
+def tile_product_scratch(a, b, out):
+    """``out = a @ b`` by 32 x 32 tiles of 8-deep slices stored at computed elements (the scratch region), the
+    slice padded to tl.dot's 16; a block's row beyond the matrix is masked as CUDA masks it."""
+    sa = cuda.shared.array((WIDE, SLICE), float32)
+    sb = cuda.shared.array((SLICE, WIDE), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    t = ty * WIDE + tx
+    r = cuda.blockIdx.y * WIDE + ty
+    c = cuda.blockIdx.x * WIDE + tx
+    acc = float32(0.0)
+    for k0 in range(0, a.shape[1], SLICE):
+        if t < WIDE * SLICE:
+            sa[t // SLICE, t % SLICE] = a[min(cuda.blockIdx.y * WIDE + t // SLICE, a.shape[0] - 1),
+                                          k0 + t % SLICE]
+        else:
+            u = t - WIDE * SLICE
+            sb[u // (WIDE), u % (WIDE)] = b[k0 + u // (WIDE), c - tx + u % (WIDE)]
+        cuda.syncthreads()
+        if r < a.shape[0]:
+            for q in range(SLICE):
+                acc = cuda.fma(sa[ty, q], sb[q, tx], acc)
+        cuda.syncthreads()
+    if r < a.shape[0]:
+        out[r, c] = acc
+
+
+def case_tile_product_scratch():
+    rng = np.random.default_rng(8)
+    a = rng.integers(-4, 5, (40, 24)).astype(np.float32)
+    b = rng.integers(-4, 5, (24, 32)).astype(np.float32)
+    out = np.zeros((40, 32), np.float32)
+    return tile_product_scratch, (1, 2), (WIDE, WIDE), (a, b, out), \
+        {2: (a.astype(np.float64) @ b).astype(np.float32)}
+
+
 CASES = {
     "floor_ops": case_floor_ops,
     "float_floor_ops": case_float_floor_ops,
@@ -294,6 +435,10 @@ CASES = {
     "warp_ops": case_warp_ops,
     "histograms": case_histograms,
     "locals_and_scalars": case_locals_and_scalars,
+    "binder_names": case_binder_names,
+    "local_tables": case_local_tables,
+    "tile_products": case_tile_products,
+    "tile_product_scratch": case_tile_product_scratch,
 }
 
 
@@ -322,13 +467,20 @@ def main(mode: str) -> int:
     from gpusim.backends.triton import launcher
 
     passed = failed = 0
+    only = sys.argv[2:]
     for name, make in CASES.items():
+        if only and name not in only:
+            continue
         kernel, grid, block, args, expect = make()
         args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
         try:
             program, names = program_for(kernel, block, args, guard=(mode == "interpret"))
             if mode == "aot":
                 launcher.compile_aot(program)
+                import torch
+
+                cpu = {n: torch.from_numpy(a) if isinstance(a, np.ndarray) else a for n, a in zip(names, args)}
+                launcher.check_binding(program, launcher.bind(program, cpu, grid, "cpu"))
                 problems = []
             else:
                 launcher.run(program, grid, dict(zip(names, args)), interpret=True)

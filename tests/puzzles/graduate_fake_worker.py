@@ -2,7 +2,8 @@
 
 Per task it reports every case passed and a fixed time (``TIME_S``), and writes the benchmark outputs the
 spec expects, except for the puzzles named in the job's ``fake`` map: "crash" exits mid-task, "hang" never
-answers, "wrong" writes wrong outputs.
+answers, "wrong" writes wrong outputs. With ``FAKE_WORKER_TASKS`` set to a file, each worker appends the
+(slug, back end) pairs it was given.
 """
 
 import copy
@@ -25,6 +26,9 @@ def main():
     os.dup2(2, 1)
     job = json.loads(sys.stdin.read())
     fake = json.loads(os.environ.get("FAKE_WORKER", "{}"))
+    if os.environ.get("FAKE_WORKER_TASKS"):          # which tasks each worker was given, one JSON line per worker
+        with open(os.environ["FAKE_WORKER_TASKS"], "a") as f:
+            f.write(json.dumps([[t["slug"], t["backend"]] for t in job["tasks"]]) + "\n")
 
     def send(msg):
         proto.write(json.dumps(msg) + "\n")

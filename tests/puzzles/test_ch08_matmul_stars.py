@@ -78,6 +78,9 @@ def _transposed_a(pad: int) -> str:
 
 UNPADDED_WORDS = variant(p53_matmul_wide_loads, ("sb = cuda.shared.array((TILE, PADDED), numba.int32)",
                                                  "sb = cuda.shared.array((TILE, WORDS), numba.int32)"))
+# puzzle 14's tiles on the int8 view: right, coalesced, conflict-free, but one byte per lane
+BYTE_LOADS = (Path(__file__).resolve().parent / "right" / "matmul_wide_loads__byte_loads.py").read_text(
+    encoding="utf-8")
 TWO_BARRIERS = variant(p54_matmul_double_buffer, (
     "        cur = s % 2\n        if s + 1 < steps:",
     "        cur = s % 2\n        cuda.syncthreads()\n        if s + 1 < steps:"))
@@ -98,11 +101,11 @@ SUM_BY_COLUMN = variant(p55_matmul_split_k, ("        r = t // n\n        j = t 
     (p52_matmul_conflict_free, _transposed_a(0), 2, "bank conflict"),
     (p52_matmul_conflict_free, _transposed_a(4), 3, ""),
     (p53_matmul_wide_loads, UNPADDED_WORDS, 2, "bank conflict"),
-    (p54_matmul_double_buffer, TWO_BARRIERS, 3, ""),
+    (p53_matmul_wide_loads, BYTE_LOADS, 1, "per request"),
     (p55_matmul_split_k, SUM_BY_COLUMN, 1, "sectors where"),
 ], ids=["naive-column-major", "naive-float64", "thin-b-from-global", "thin-a-transposed", "1d-bv-in-loop",
         "2d-no-register-cache", "free-blocked", "free-columns-only", "free-transposed-unpadded",
-        "free-transposed-padded", "wide-unpadded", "double-two-barriers", "splitk-sum-by-column"])
+        "free-transposed-padded", "wide-unpadded", "wide-byte-loads", "splitk-sum-by-column"])
 def test_variant_earns_the_stars_its_counts_allow(tmp_path, module, source, stars, missing):
     result = _check(tmp_path, module, source)
     assert result.passed, [f.message for f in result.failures]
@@ -151,11 +154,38 @@ def test_bank_conflicts_of_the_variants_by_hand(tmp_path):
     assert _conflicts(_launch(UNPADDED_WORDS, tmp_path, "matmul_int8_wide", wide)) == 253952
 
 
-def test_the_checker_cannot_see_a_second_barrier_but_the_trace_can(tmp_path):
-    # TWO_BARRIERS earns every star above (RunStats has no barrier count); the trace shows its 2 * 8 + 1
-    # barriers against the reference's 8 + 1 for k = 64.
+def test_requests_of_byte_and_word_loads_by_hand(tmp_path):
+    # m = n = 64, k = 256: 4 blocks of 32 warps. Words: 2 steps of 32 words; per step each warp loads one
+    # row of 32 words of a4 and one of b4 (128 aligned bytes each, 4 sectors): 4 x 2 x 32 x 2 = 512
+    # requests, 2048 sectors. Bytes: 8 steps of 32 bytes, one row of a8 and one of b8 per warp and step,
+    # 32 bytes = 1 sector each: 4 x 8 x 32 x 2 = 2048 requests, the same 2048 sectors.
+    rng = np.random.default_rng(5)
+    case = p53_matmul_wide_loads._case("hand", p53_matmul_wide_loads._int8(rng, (64, 256)),
+                                       p53_matmul_wide_loads._int8(rng, (256, 64)), "")
+    reference = (ROOT / "solutions" / p53_matmul_wide_loads.PUZZLE.solution_file).read_text(encoding="utf-8")
+    for source, requests in ((reference, 512), (BYTE_LOADS, 2048)):
+        metrics = _launch(source, tmp_path, "matmul_int8_wide", case).metrics
+        assert metrics["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == requests
+        assert metrics["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 2048
+
+
+def test_barriers_of_the_double_buffer_by_hand(tmp_path):
+    # k = 64 is 8 slices of BK = 8. The pipeline waits once after loading slice 0 and once per step: 9. The
+    # single-buffer habit (a second barrier before each prefetch) waits 2 x 8 + 1 = 17 times. One block
+    # (64 x 64), so the sum over blocks equals the largest.
     rng = np.random.default_rng(8)
     case = p54_matmul_double_buffer._case("hand", matrices.eighths(rng, (64, 64)),
                                           matrices.eighths(rng, (64, 64)), "")
-    report = _launch(TWO_BARRIERS, tmp_path, "matmul_double_buffered", case)
-    assert len(report.trace.barriers(0)) == 2 * 8 + 1
+    reference = (ROOT / "solutions" / p54_matmul_double_buffer.PUZZLE.solution_file).read_text(encoding="utf-8")
+    for source, barriers in ((reference, 9), (TWO_BARRIERS, 17)):
+        report = _launch(source, tmp_path, "matmul_double_buffered", case)
+        assert len(report.trace.barriers(0)) == barriers
+        assert report.metrics["gpusim__barriers_max"] == report.metrics["gpusim__barriers_sum"] == barriers
+
+
+def test_a_second_barrier_per_step_is_refused(tmp_path):
+    result = _check(tmp_path, p54_matmul_double_buffer, TWO_BARRIERS)
+    assert not result.passed
+    # the 64 x 128 @ 128 x 64 case (16 slices, 2^20 FLOPs) is the one judged: 2 x 16 + 1 barriers against 17
+    assert any(f.kind == "constraint" and "33 barriers for 16 slices" in f.message for f in result.failures), \
+        [f.message for f in result.failures]

@@ -73,7 +73,7 @@ def test_chapter_package():
     assert chapter.NUMBER == 10 and chapter.TITLE == "Many GPUs"
     for number in range(64, 72):
         assert f"| {number} " in chapter.INTRODUCTION
-    assert "Readings" in chapter.INTRODUCTION and "Ultra-Scale Playbook" in chapter.INTRODUCTION
+    assert "**Goes deeper:**" in chapter.INTRODUCTION and "Ultra-Scale Playbook" in chapter.INTRODUCTION
 
 
 def _check_case_shape(puzzle, case) -> None:

@@ -73,7 +73,7 @@ def test_chapter_package():
     assert chapter.NUMBER == 11 and chapter.TITLE == "Inference engineering"
     for number in range(72, 81):
         assert f"**{number} " in chapter.INTRODUCTION
-    assert "Readings" in chapter.INTRODUCTION
+    assert "**Goes deeper:**" in chapter.INTRODUCTION
 
 
 @pytest.mark.parametrize("module", MODULES, ids=IDS)

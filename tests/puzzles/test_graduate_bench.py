@@ -16,6 +16,7 @@ import pytest
 import gpusim
 from puzzles import registry, workspace
 from puzzles.compare import first_mismatch
+from puzzles.graduate.estimates import ESTIMATE_MAX_STEPS as BENCH_MAX_STEPS  # a benchmark case is large on purpose
 from puzzles.loader import load_solution
 from puzzles.multidevice import case_outputs
 
@@ -49,7 +50,7 @@ def test_the_reference_passes_the_benchmark_case_and_the_case_is_deterministic(p
     bufs = copy.deepcopy(dict(case.buffers))
     for step in case.launches:
         report = gpusim.launch(sol.kernels[step.kernel], step.grid, step.block, step.arg_values(bufs),
-                               step.shared_mem, trace=False, instrument=False)
+                               step.shared_mem, trace=False, instrument=False, max_steps=BENCH_MAX_STEPS)
         assert not report.faults, [str(f) for f in report.faults]
     want = puzzle.spec(**copy.deepcopy(dict(case.buffers)))
     mismatch = first_mismatch(case_outputs(puzzle, case), bufs, want, case.buffers, puzzle.rtol, puzzle.atol)

@@ -6,6 +6,7 @@ torch or triton): every graduate process must run with those imports made imposs
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -44,7 +45,8 @@ def test_the_simulator_jobs_run_with_textual_platformdirs_torch_and_triton_unimp
     proc = _run(["-m", "puzzles.graduate", "6", "--reference", "--estimates-only", "--size", "4096",
                  "--estimates", str(cache)], tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "blocks at 2^12: 3.0" in proc.stdout and cache.is_file()
+    # the estimate itself is tested against hand counts in tests/gpusim; here only that the job ran and printed it
+    assert re.search(r"blocks at 2\^12: \d+(\.\d+)? µs \(memory-bound\)", proc.stdout) and cache.is_file()
 
 
 def test_interpret_without_torch_and_triton_says_so_on_the_row(tmp_path):
@@ -61,6 +63,7 @@ def test_interpret_without_torch_and_triton_says_so_on_the_row(tmp_path):
     (["graduate", "999", "--reference"], "no puzzle 999"),
     (["graduate", "6", "7", "--file", "solutions/blocks.py"], "exactly one puzzle"),
     (["graduate", "6", "--file", "no/such/file.py"], "no such file"),
+    (["graduate", "6", "--reference", "--resume"], "give --out"),
 ])
 def test_usage_errors_exit_2_with_one_message(argv, message, capsys):
     assert cli.main(argv) == 2

@@ -85,3 +85,20 @@ def test_the_cache_survives_a_round_trip_and_a_corrupt_file(tmp_path):
     path.write_text("{not json")
     broken = estimates.EstimateCache(path)
     assert broken.entries == {} and "could not be read" in broken.problem
+
+
+def test_a_size_past_what_gpusim_runs_is_simulated_smaller_and_its_counts_scaled(monkeypatch):
+    """A map's blocks all do the same work, so simulating a quarter of the size and scaling by 4 must give
+    what simulating the whole size gives: the same summed counts, four times the blocks, the same time."""
+    p = registry.get("blocks")
+    gpu = estimates.gpu_model("NVIDIA H200")
+    whole = estimates.simulate(p, workspace.reference_path(p), 1 << 14, gpu)
+    monkeypatch.setattr(estimates, "SIM_ELEMENTS", 1 << 12)
+    scaled = estimates.simulate(p, workspace.reference_path(p), 1 << 14, gpu)
+    assert scaled["size"] == "2^14 (simulated at 2^12, counts x 4)"
+    (a,), (b,) = whole["steps"], scaled["steps"]
+    assert b["grid"] == a["grid"] and b["flops"] == a["flops"] == {"float64": 1 << 14}   # a[i] + 10 per element
+    for key in ("dram__bytes_read.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+                "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"):
+        assert b["metrics"][key] == a["metrics"][key] > 0, key
+    assert scaled["totals"]["seconds"] == pytest.approx(whole["totals"]["seconds"], rel=1e-6)

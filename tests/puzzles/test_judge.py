@@ -188,6 +188,17 @@ def test_a_fake_verdict_on_stdout_is_not_the_verdict(tmp_path):
     assert "ended the process" in doc["failures"][0]["message"]
 
 
+def test_a_base_exception_at_import_is_one_json_verdict(home, capsys):
+    """It used to escape as a raw traceback with no JSON: now a failure like any other, with the line."""
+    path = WRONG / "map__base_exception_at_import.py"
+    assert main(["check", "map", "--file", str(path), "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    failure = doc["failures"][0]
+    assert doc["passed"] is False and doc["stars"] == 0 and failure["kind"] == "compile"
+    assert "raised KeyboardInterrupt: leaving" in failure["message"]
+    assert path.read_text().splitlines()[failure["line"] - 1].startswith("raise KeyboardInterrupt")
+
+
 def test_a_file_that_kills_its_checker_only_kills_itself(tmp_path):
     source = "import os, signal\nos.kill(os.getppid(), 0)\nos.kill(os.getpid(), signal.SIGKILL)\n" + MAP_OK
     result = check_source(MAP, source, str(tmp_path / "killer.py"))

@@ -323,6 +323,21 @@ async def test_the_workspace_keys_are_in_the_footer_and_every_key_is_in_the_help
         assert isinstance(screen, WorkspaceScreen)
 
 
+def test_no_key_is_bound_twice_on_a_screen_and_every_workspace_key_is_in_the_help():
+    """Two bindings of one key on one screen: only one of them can ever run (ctrl+t was once both "same
+    cases" and "Triton", and the Triton tab could not be opened)."""
+    from tui.app import GpuPuzzlesApp
+    from tui.screens import help as help_screen
+
+    for owner in (GpuPuzzlesApp, BrowserScreen, WorkspaceScreen, VisualiseScreen, HelpScreen, SolutionScreen,
+                  Confirm, ConfirmQuit):
+        keys = [key.strip() for b in owner.BINDINGS for key in b.key.split(",")]
+        assert len(keys) == len(set(keys)), (owner.__name__, sorted(k for k in keys if keys.count(k) > 1))
+    for binding in WorkspaceScreen.BINDINGS:
+        key = "esc" if binding.key == "escape" else binding.key
+        assert f"| {key} |" in help_screen.HELP or f"| esc or {key} |" in help_screen.HELP, key
+
+
 @pilot_test
 async def test_chapters_are_titled_by_the_chapter_packages(home):
     app = make_app()
@@ -345,3 +360,40 @@ def test_a_compile_failure_points_at_its_file_and_line_not_its_message():
     failure = Failure("compile", "something is wrong here", filename="/x/p01_map.py", lineno=9)
     assert fault_line(failure) == ("/x/p01_map.py", 9)
     assert fault_line(Failure("compile", "no place (elsewhere.py:3)")) is None
+
+
+def test_later_cases_failing_the_same_way_wrap_and_no_label_is_said_twice(home):
+    """The one line for a later case that fails the same way is the first line of its message, whole (it
+    used to end in "…" before "40 of 40 elements differ" at 80 columns), under the same word as the first
+    case's; a constraint reads "constraint: not met (…)", not "constraint: constraint not met (…)"."""
+    from puzzles.checker import check_source
+
+    p = registry.get("zip")
+    text = workspace.reference_path(p).read_text().replace("out[i] = a[i] + b[i]",
+                                                           "out[i] = a[i] - b[i] + 0 * a[i]")
+    assert text != workspace.reference_path(p).read_text()
+    result = check_source(p, text, "/virtual/zip.py", seed=1)
+    shown = plain(result_renderable(result), 60)
+    assert "constraint: not met (" in shown and "constraint not met" not in shown
+    later = [c for c in result.cases[1:] if c.status == "fail" and c.outputs and c.outputs["out"].got.size > 1]
+    assert later and "mismatch:" not in shown
+    for case in later:
+        n = case.outputs["out"].got.size
+        assert f"{n} of {n}" in " ".join(shown.split()), case.name
+
+
+def test_the_other_faults_of_a_launch_are_named_with_their_line_and_element(home):
+    """A guard left out faults twice per thread past the end (the read of a, the write of out): the
+    second is named with its line and element, not only as "OutOfBounds"."""
+    from puzzles.checker import check_source
+
+    p = registry.get("guard")
+    text = workspace.reference_path(p).read_text()
+    body = next(line for line in text.splitlines() if "out[" in line and "=" in line).strip()
+    text = ("from numba import cuda\n\n\n@cuda.jit\ndef guard_kernel(out, a, n):\n"
+            f"    i = cuda.threadIdx.x\n    {body}\n")
+    result = check_source(p, text, "/virtual/guard.py", seed=1)
+    first = result.cases[0].failures[0].fault
+    assert (first.array, first.lineno) == ("a", 7)
+    shown = " ".join(plain(result_renderable(result), 200).split())
+    assert f"and in the same launch: OutOfBounds at line 7 (out[{first.index[0]}])" in shown, shown

@@ -1,7 +1,7 @@
 """Issue 10, item 9: what kernels print() is shown in the Console and by `gpu-puzzles check`.
 
-gpusim's print support lands from another branch; these tests build the reports it will produce
-(``LaunchReport.output``: records with block, thread, lineno, text; ``output_dropped``)."""
+The drawing tests build the reports gpusim produces (``LaunchReport.output``: records with block, thread,
+lineno, text; ``output_dropped``); the last two run a printing kernel through the real judge and CLI."""
 
 from __future__ import annotations
 
@@ -67,6 +67,17 @@ def test_block_and_thread_are_as_short_as_the_launch():
     assert coordinates(5, (8, 1, 1)) == "5"
 
 
+def test_the_printed_text_starts_in_one_column_whatever_the_thread_number():
+    result = printed_result()
+    report = result.cases[0].reports[0]
+    report.launch = LaunchInfo("map_kernel", "p01_map.py", (1, 1, 1), (12, 1, 1), 0)
+    report.output = [Printed(0, t, 7 if t < 11 else 12, f"t{t} says hi") for t in range(12)]
+    lines = [line for line in plain(console_renderable(result)).splitlines() if "says hi" in line]
+    assert len(lines) == 12
+    assert len({line.index(f"t{n} says hi") for n, line in enumerate(lines)}) == 1
+    assert lines[0].startswith("  b0 t0  :7   t0 says hi") and lines[11].startswith("  b0 t11 :12  t11 says hi")
+
+
 def test_the_console_draws_at_most_its_cap_and_says_how_many_more():
     from tui.widgets import console_view
 
@@ -90,18 +101,8 @@ def map_kernel(out, a):
 '''
 
 
-def _gpusim_prints() -> bool:
-    import gpusim
-
-    return hasattr(gpusim, "PrintRecord")
-
-
 @pilot_test
 async def test_print_in_a_kernel_reaches_the_console_through_the_judge(home):
-    import pytest
-
-    if not _gpusim_prints():
-        pytest.skip("this gpusim has no print() in kernels")
     from tui_helpers import run_check
 
     app = make_app()
@@ -124,10 +125,6 @@ def test_print_in_a_kernel_is_printed_by_the_command_line_check(home, tmp_path):
     import subprocess
     import sys
 
-    import pytest
-
-    if not _gpusim_prints():
-        pytest.skip("this gpusim has no print() in kernels")
     path = tmp_path / "map.py"
     path.write_text(PRINTING_MAP)
     done = subprocess.run([sys.executable, "-m", "puzzles", "check", "map", "--file", str(path), "--seed", "3"],

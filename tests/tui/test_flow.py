@@ -14,7 +14,7 @@ import threading
 from textual.widgets import Markdown
 from tui_helpers import SIZE, make_app, open_puzzle, pilot_test, plain, puzzle, run_check, use_reference, wait_until
 
-from puzzles import progress, registry
+from puzzles import progress, registry, workspace
 from puzzles.render import puzzle_list, star_line
 from puzzles.results import CaseResult, CheckResult
 from tui.screens.browser import BrowserScreen
@@ -128,6 +128,26 @@ async def test_solving_the_last_puzzle_of_a_chapter_is_celebrated(home):
         await pilot.pause()
         first_of_2 = next(p for p in registry.all_puzzles() if p.chapter == chapter + 1)
         assert isinstance(app.screen, WorkspaceScreen) and app.screen.puzzle.slug == first_of_2.slug
+
+
+@pilot_test
+async def test_after_a_pass_ctrl_n_goes_on_to_the_next_puzzle_and_the_list_follows(home):
+    use_reference("map")
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_puzzle(app, pilot, "map")
+        await run_check(app, pilot)
+        assert screen.results.result.passed
+        assert "ctrl+n: on to puzzle 2, Zip." in plain(screen.results.content)
+        screen.editor.insert("# a last word\n")
+        await pilot.press("ctrl+n")
+        await pilot.pause()
+        assert isinstance(app.screen, WorkspaceScreen) and app.screen.puzzle.slug == "zip"
+        assert "# a last word" in workspace.workspace_path(registry.get("map")).read_text()   # saved on the way
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.pause()
+        assert app.screen.query_one(PuzzleTree).current.slug == "zip"        # the list is where the player is
 
 
 @pilot_test
@@ -267,7 +287,7 @@ async def test_esc_stops_a_running_check_and_the_app_is_free_at_once(home):
         assert not screen.running and app.checking is None and isinstance(app.screen, WorkspaceScreen)
         assert "stopped" in plain(screen.results.content)
         await pilot.press(*"#x")                               # the editor is free
-        assert screen.editor.text.startswith("#x")
+        assert "#x" in screen.editor.text and screen.editor.dirty
         release.set()
         await wait_until(pilot, lambda: checked, what="the abandoned check to end")
         await pilot.pause()
@@ -290,11 +310,15 @@ async def test_ctrl_c_copies_in_the_editor_when_no_check_runs(home):
 
 READINGS = ("GPU Glossary", "Making Deep Learning Go Brrrr", "GPU MODE", "Parallel Prefix Sum", "Worklog",
             "Mamba", "FlashAttention", "Triton", "Mixed Precision", "Quantization", "LLM.int8", "PagedAttention",
-            "Speculative Decoding", "Assisted Generation")
+            "Speculative Decoding", "Assisted Generation", "Transformer Math 101", "Ultra-Scale Playbook",
+            "Megatron-LM", "Distilling the Knowledge")
 
 
-def test_chapters_1_to_7_have_an_introduction_with_a_reading():
-    for number in range(1, 8):
+def test_every_chapter_has_an_introduction_with_a_reading():
+    """Chapters 1-11 (issue 12: each new chapter has an introduction page, what the idea is and which reading
+    goes deeper), all in one shape: the title as the tree names it, what you can do after it, the reading."""
+    assert set(registry.chapters()) == set(range(1, 12))
+    for number in registry.chapters():
         text = registry.chapter_introduction(number)
         title = registry.chapters()[number]
         assert text.startswith(f"# Chapter {number} · {title}"), number

@@ -12,12 +12,12 @@ import pytest
 
 from tui.guard import RESTORE
 
-# The "app": puts the terminal in raw mode on the alternate screen with mouse reports on, then dies the way
-# a crash in compiled code does, with no chance to clean up.
+# The "app": puts the terminal in raw mode on the alternate screen with mouse reports on and auto-wrap off
+# (as Textual does), then dies the way a crash in compiled code does, with no chance to clean up.
 DYING_APP = textwrap.dedent("""
     import os, signal, sys, tty
     tty.setraw(sys.stdin.fileno())
-    sys.stdout.write("\\x1b[?1049h\\x1b[?1000h\\x1b[?25l")
+    sys.stdout.write("\\x1b[?1049h\\x1b[?1000h\\x1b[?25l\\x1b[?7l")
     sys.stdout.flush()
     os.kill(os.getpid(), signal.SIGSEGV)
 """)
@@ -57,6 +57,7 @@ def test_a_dying_app_leaves_the_terminal_cooked_and_says_what_happened():
     out = run_in_a_terminal(GUARD.format(app=DYING_APP))
     assert "status 1 canonical True echo True" in out           # the saved terminal settings are back
     assert out.index(RESTORE) > out.index("\x1b[?1049h")        # alternate screen, mouse, cursor: undone
+    assert out.rindex("\x1b[?7h") > out.index("\x1b[?7l")        # long lines wrap again (Textual turns it off)
     assert "stopped unexpectedly (signal 11 (SIGSEGV))" in out and "Your files are saved" in out
 
 

@@ -96,3 +96,22 @@ async def test_the_browser_fits_80_columns(home):
             assert len(str(branch.label)) + 2 <= room and str(branch.label).endswith("★"), str(branch.label)
             for leaf in branch.children:                   # and so do the puzzles' (guide, number, title...)
                 assert len(str(leaf.label)) + 4 <= room, str(leaf.label)
+
+
+@pilot_test
+async def test_at_80_columns_the_header_keeps_the_stars_and_the_unsaved_mark_of_a_long_title(home):
+    """The header is one line, cut at its end: with the file name first, "Puzzle 48: Coalesced naive matmul"
+    lost its stars and the unsaved mark at 80 columns. They come first now; the file name may be cut."""
+    from textual.widgets._header import HeaderTitle
+
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_puzzle(app, pilot, "matmul-coalesced")
+        title = screen.query_one(HeaderTitle)
+        await pilot.pause()
+        shown = "".join(segment.text for segment in title.render_line(0))
+        assert "☆☆☆" in shown, shown
+        screen.editor.insert("# x\n")
+        await pilot.pause()
+        shown = "".join(segment.text for segment in title.render_line(0))
+        assert "☆☆☆ ● unsaved" in shown, shown

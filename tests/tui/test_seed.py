@@ -1,4 +1,4 @@
-"""The seed of a check's random cases is shown with the verdict, and ctrl+t checks again on the same cases
+"""The seed of a check's random cases is shown with the verdict, and ctrl+l checks again on the same cases
 (issue 11's fresh cases, replayable from the app as `check --seed` replays them on the command line)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from puzzles.checker import case_generator
 
 
 @pilot_test
-async def test_the_results_show_the_seed_and_ctrl_t_replays_it(home):
+async def test_the_results_show_the_seed_and_ctrl_l_replays_it(home):
     use_reference("map")
     app = make_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -17,9 +17,9 @@ async def test_the_results_show_the_seed_and_ctrl_t_replays_it(home):
         await run_check(app, pilot)
         first = screen.results.result
         assert first.passed
-        assert f"cases drawn with seed {first.seed} · ctrl+t runs these same cases again" in \
+        assert f"cases drawn with seed {first.seed} · ctrl+l runs these same cases again" in \
             plain(screen.results.content, 200)
-        await pilot.press("ctrl+t")
+        await pilot.press("ctrl+l")
         await wait_until(pilot, lambda: screen.results.result is not first and not app.runner.running,
                          what="the check on the same cases")
         again = screen.results.result
@@ -32,11 +32,11 @@ async def test_the_results_show_the_seed_and_ctrl_t_replays_it(home):
 
 
 @pilot_test
-async def test_ctrl_t_before_any_check_says_what_to_do(home):
+async def test_ctrl_l_before_any_check_says_what_to_do(home):
     app = make_app()
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         screen = await open_puzzle(app, pilot, "map")
-        await pilot.press("ctrl+t")
+        await pilot.press("ctrl+l")
         await pilot.pause()
         assert not app.runner.running and screen.result is None
         assert any("ctrl+r runs your file" in plain(t.render()) for t in app.screen.query("Toast"))

@@ -52,3 +52,26 @@ async def test_without_torch_the_view_says_so_in_one_line(home, monkeypatch):
         text = shown(screen)
         assert " ".join(line.split()) in " ".join(text.split())
         assert "def map_kernel(out, out_n0, a, a_n0):" in text       # the program is still shown
+
+
+@pilot_test
+async def test_at_80_columns_the_program_scrolls_sideways_and_the_sentence_wraps(home, monkeypatch):
+    """The program's lines were cut at the pane's edge ("case 'wo"); now the view is as wide as its longest
+    line inside a scroller, and the one-line reason wraps to what is visible."""
+    line = 'torch and triton are not installed, so the program cannot run here: pip install -e ".[gpu]"'
+    monkeypatch.setattr(triton_preview, "missing_line", lambda: line)
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_puzzle(app, pilot, "zip")
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: "not installed" in shown(screen), timeout=120, what="the missing line")
+        await pilot.pause()
+        view = screen.query_one(TritonView)
+        scroll = screen.query_one("#triton-scroll")
+        visible = scroll.scrollable_content_region.width
+        text = plain(view.content, 300)
+        longest = max(len(x.rstrip()) for x in text.split("\n\n", 1)[1].splitlines())
+        assert longest > visible                                  # the program is wider than the pane...
+        assert view.size.width >= longest and scroll.max_scroll_x > 0      # ...and scrolls, uncut
+        sentence = text.split("\n\n", 1)[0].splitlines()
+        assert len(sentence) > 1 and all(len(x.rstrip()) <= visible for x in sentence)

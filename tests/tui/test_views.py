@@ -11,8 +11,9 @@ from tui_helpers import pilot_test, plain
 import gpusim
 from gpusim.observe.events import LaunchInfo
 from gpusim.report import LaunchReport
+from tui import breakdown
 from tui.launches import default_launch, launches_of
-from tui.widgets.bank_view import BankView
+from tui.widgets.bank_view import BankView, bank_strip
 from tui.widgets.coalescing_view import CoalescingView
 from tui.widgets.phase_view import PhaseView
 from tui.widgets.roofline_view import RooflineView
@@ -179,3 +180,49 @@ def test_a_missed_star_opens_the_run_on_the_case_that_missed_it():
     start = refs[default_launch(refs, result.next_star)]
     assert start.case_number > 1 and f"(case {start.case_name!r})" in result.next_star
     assert default_launch(refs) == 0
+
+
+@pytest.mark.parametrize("width", [76, 140])
+def test_per_access_tables_and_the_bank_strip_fit_the_view_and_keep_the_code_whole(width):
+    """At 80 columns the code column was squeezed to one character (each line of code wrapped into a
+    column of "…", "=", "+") and the 32-bank strip wrapped mid-row; narrow, the code goes under the table and
+    the strip comes in rows of 16 banks."""
+    report = gpusim.launch(strided_shared, 2, 32, (np.zeros(64, np.float32),))
+    for view_class, code in ((BankView, "s[t * 32] = t"),
+                             (CoalescingView, "out[cuda.blockIdx.x * 32 + t] = s[t * 32]")):
+        view = view_class()
+        view.DRAW_WIDTH = width - 4
+        view.report = report
+        view.reset()
+        text = plain(view.draw(), width - 4)
+        assert max(len(line.rstrip()) for line in text.splitlines()) <= width - 4, text
+        assert code in text, text
+        rows = access_rows(text, "Per access")
+        assert rows and all(row[0].isdigit() and row[1] in ("load", "store") for row in rows), rows
+    strip = plain(bank_strip(breakdown.worst_bank_request(report), width - 4), width - 4)
+    banks = [line.split()[1:] for line in strip.splitlines() if line.startswith("bank ") and "serves" not in line]
+    assert [b for row in banks for b in row] == [str(b) for b in range(32)]
+    assert len(banks) == (1 if width == 140 else 2)
+
+
+def test_a_launch_of_a_multi_device_case_names_its_device_and_the_bytes_it_moved_over_links():
+    """Chapter 10: each launch runs on one of several devices; the launch bar says which, and what crossed a
+    link into or out of it (gpusim.devices counts it per launch), so the views of a ring can be followed."""
+    system = gpusim.System(gpusim.Topology.ring(2))
+    src = system.place(0, np.arange(40, dtype=np.float32), "src")
+    out = system.place(1, np.zeros(40, np.float32), "out")
+    report = system.launch(1, add_ten, 1, 64, (out, src))
+    assert report.extra["device"] == 1 and report.extra["links"].bytes == {(0, 1): 160}   # 40 float32
+
+    class Case:
+        name, status, reports = "2 ranks", "pass", [report]
+
+    class Result:
+        cases = [Case()]
+
+    title = launches_of(Result())[0].title
+    assert "on device 1" in title and "160 B over 0→1" in title
+    single = gpusim.launch(add_ten, 1, 64, (np.zeros(40, np.float32), np.arange(40, dtype=np.float32)))
+    Case.reports = [single]
+    title = launches_of(Result())[0].title
+    assert "device" not in title and " B over" not in title

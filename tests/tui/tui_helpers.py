@@ -64,7 +64,9 @@ async def open_puzzle(app, pilot, slug: str):
     """Open ``slug`` from the browser; returns the workspace screen."""
     app.open_puzzle(puzzle(slug))
     await pilot.pause()
-    return app.screen
+    screen = app.screen
+    await wait_until(pilot, lambda: screen.cursor_placed, timeout=10, what="the opening cursor")
+    return screen
 
 
 async def run_check(app, pilot, timeout: float = 60.0):

@@ -60,7 +60,11 @@ class BrowserScreen(Screen):
         self.set_class(narrow, "-narrow")
 
     def on_screen_resume(self) -> None:
-        self.query_one(PuzzleTree).refresh_stars()
+        tree = self.query_one(PuzzleTree)
+        tree.refresh_stars()
+        last = self.app.puzzle_of(self.app.settings.last_puzzle)
+        if last is not None and last is not self.current:
+            tree.select_puzzle(last.slug)             # back from a puzzle: the list is where the player was
         self._show()
         self._subtitle()
 

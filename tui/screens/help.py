@@ -37,7 +37,7 @@ On a narrow terminal one pane is shown at a time: the pane keys switch, and typi
 | key | does |
 |---|---|
 | ctrl+r | run every test case on the simulator (exactly the text in the editor), on freshly drawn random cases |
-| ctrl+t | run again on the same cases as the last check (its seed, shown in the results) |
+| ctrl+l | run again on the same cases as the last check (its seed, shown in the results) |
 | esc or ctrl+c | while a check runs: stop it |
 | ctrl+g | see the last run: threads, shared memory and its values by phase, coalescing, banks, roofline, outputs |
 | f5 | the editor |
@@ -46,6 +46,7 @@ On a narrow terminal one pane is shown at a time: the pane keys switch, and typi
 | f8 | the console: what your kernels print() |
 | ctrl+t | your kernel as a Triton program (one per CUDA block), run on the GPU or Triton's interpreter |
 | ctrl+f | put the cursor on the line of the next fault |
+| ctrl+n | on to the next puzzle (your file is saved) |
 | f2 | reveal the next hint |
 | f3 | show the reference solution (asks first; noted in your progress) |
 | f4 | reset your file to the starter (asks first; your text is kept beside it as `.bak-<time>`) |

@@ -29,6 +29,7 @@ run it with **ctrl+r**, read the verdict (f7), and look at the run with **ctrl+g
 | ctrl+g | see the run: threads, shared memory, coalescing, banks, roofline, outputs |
 | f5 f6 f7 f8 | the editor, the task, the results, what your kernels printed |
 | f2 | a hint (they are counted) |
+| ctrl+n | on to the next puzzle |
 | esc | back |
 | f1 | every key |
 | ctrl+q | quit (your work is saved) |

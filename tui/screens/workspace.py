@@ -5,7 +5,9 @@ Wide terminals show the editor and the side pane together; narrow ones (fewer th
 at a time, and the pane keys switch: f5 the editor, f6 the task, f7 the results, f8 the console. Every
 printable key reaches the editor, whichever pane is in front, so nothing typed is lost. The editor's text is
 autosaved (atomically, ``AUTOSAVE_DELAY`` seconds after the last change) and the file is watched: an outside
-change is loaded when the editor has nothing unsaved, and offered when it has.
+change is loaded when the editor has nothing unsaved, and offered when it has. Between a change and its
+save, the text is also in a journal beside the file (written at every change, without the fsyncs, so it
+costs no typing speed); if the app dies before the save, the puzzle reopens with the journal's text.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ class WorkspaceScreen(Screen):
 
     BINDINGS = [
         Binding("ctrl+r", "run", "Run", priority=True),
-        Binding("ctrl+t", "run_same_seed", "Same cases", priority=True, show=False),
+        Binding("ctrl+l", "run_same_seed", "Same cases", priority=True, show=False),
         Binding("ctrl+g", "visualise", "See run", priority=True),
         Binding("f2", "hint", "Hint", priority=True),
         Binding("f5", "pane('editor')", "Code", priority=True),
@@ -66,6 +68,7 @@ class WorkspaceScreen(Screen):
         Binding("ctrl+s", "save", "Save", priority=True, show=False),
         Binding("ctrl+f", "next_fault", "Go to fault", show=False),
         Binding("ctrl+o", "external_editor", "$EDITOR", show=False),
+        Binding("ctrl+n", "next_puzzle", "Next puzzle", priority=True, show=False),
         Binding("f3", "solution", "Solution", show=False),
         Binding("f4", "reset", "Reset", show=False),
     ]
@@ -89,6 +92,8 @@ class WorkspaceScreen(Screen):
         self._unsaved_since = 0.0
         self._offering_reload = False
         self._declined: float | None = None
+        self._cursor: tuple[int, int] | None = None
+        self.cursor_placed = False                # the opening cursor is in place (the player's keys go there)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -133,6 +138,11 @@ class WorkspaceScreen(Screen):
         self.narrow = self.app.size.width < WIDE
         self.title = f"Puzzle {self.puzzle.number}: {self.puzzle.title}"
         self.watch(self.editor, "dirty", self._editor_dirty)
+        if self._recover_journal():
+            self.cursor_placed = True
+        else:
+            self.call_after_refresh(self._place_cursor)       # once the editor has its size (else it scrolls)
+        self.watch(self.editor, "selection", self._cursor_moved)
         self._show_page()
         self._subtitle()
         self.editor.focus()
@@ -165,9 +175,9 @@ class WorkspaceScreen(Screen):
             self.show_side("results", focus=False)
 
     def _subtitle(self) -> None:
-        got, most = self.app.stars_of(self.puzzle.slug)
-        self.sub_title = (f"{self.path.name}{' ● unsaved' if self.dirty else ''} · "
-                          f"{'★' * got}{'☆' * max(most - got, 0)}")
+        got, most = self.app.stars_of(self.puzzle.slug)       # the header is cut at its end: stars first
+        self.sub_title = (f"{'★' * got}{'☆' * max(most - got, 0)}{' ● unsaved' if self.dirty else ''} · "
+                          f"{self.path.name}")
 
     # the layout ---------------------------------------------------------------------------------------------
 
@@ -224,6 +234,7 @@ class WorkspaceScreen(Screen):
         except OSError as e:
             self.notify(f"Could not save {self.path.name}: {e.strerror or e}", severity="error", timeout=10)
             return False
+        self._forget_journal()
         if kept is not None:
             self.notify(f"{self.path.name} was changed outside the editor; that version is kept as {kept.name}.",
                         severity="warning", timeout=10)
@@ -242,6 +253,81 @@ class WorkspaceScreen(Screen):
             self._unsaved_since = now
         delay = max(0.05, min(AUTOSAVE_DELAY, self._unsaved_since + AUTOSAVE_MAX - now))   # 0 breaks a timer
         self._autosave_timer = self.set_timer(delay, self._autosave)
+        if self.editor.dirty:
+            try:
+                files.write_atomic(files.journal_path(self.path), self.editor.text, durable=False)
+            except OSError:
+                pass                              # the autosave will say what is wrong with the folder
+
+    def _place_cursor(self) -> None:
+        """Where the player left the cursor in this file; the first time, at the start of the first kernel's
+        body (not on line 1, where typing would break the docstring). Keys pressed before this runs (a fast
+        typist, a slow machine) already chose where they go: the cursor is left where they put it."""
+        self.cursor_placed = True
+        editor = self.editor
+        if editor.dirty or editor.cursor_location != (0, 0):
+            return
+        doc = editor.document
+        at = self.app.settings.cursors.get(self.puzzle.slug)
+        if at is not None and at[0] < doc.line_count:
+            editor.move_cursor((at[0], min(at[1], len(doc[at[0]]))))
+        else:
+            lines = [doc[row] for row in range(doc.line_count)]
+            defs = [row for row, line in enumerate(lines) if line.lstrip().startswith("def ")]
+            body = next((row for row in range(defs[0] + 1, len(lines)) if lines[row].strip()), None) \
+                if defs else None
+            if body is not None:
+                editor.move_cursor((body, len(lines[body]) - len(lines[body].lstrip())))
+        if editor.cursor_location[1] < 40:
+            editor.scroll_to(x=0, animate=False)  # a hidden editor (the task first, on a narrow screen) scrolls
+
+    def _cursor_moved(self, selection) -> None:
+        self._cursor = tuple(selection.end)
+
+    def on_unmount(self) -> None:
+        if self._cursor is not None:
+            row, column = self._cursor
+            self.app.settings.update(cursors={**self.app.settings.cursors, self.puzzle.slug: [row, column]})
+
+    def load_from_disk(self) -> None:
+        """Show the file as it is on disk (an outside change, a reset): the editor is clean, so the journal of
+        its unsaved text goes (the unsaved text itself, where wanted, was kept beside the file first)."""
+        self.editor.load()
+        self._forget_journal()
+        self._subtitle()
+
+    def _forget_journal(self) -> None:
+        try:
+            files.journal_path(self.path).unlink(missing_ok=True)
+        except OSError:
+            pass
+
+    def _recover_journal(self) -> bool:
+        """Text typed after the last save of a session that died: back in the editor (to be saved), or, if the
+        file changed since, kept beside it. True when the editor got it."""
+        journal = files.journal_path(self.path)
+        try:
+            text = files.read_text(journal)
+        except (OSError, UnicodeDecodeError):
+            return False
+        if text == self.editor.text:
+            self._forget_journal()
+            return False
+        if (files.mtime(journal) or 0) < (files.mtime(self.path) or 0):
+            try:
+                kept = files.keep_copy(self.path, text, "unsaved")
+            except OSError:
+                return False
+            self._forget_journal()
+            self.notify(f"Text typed before the app stopped is kept as {kept.name} ({self.path.name} changed "
+                        "after it).", severity="warning", timeout=15)
+            return False
+        editor = self.editor
+        editor.replace(text, (0, 0), editor.document.end)       # an edit (undo goes back to the file's text),
+        editor.move_cursor(editor.document.end)                 # so the autosave writes it in a moment
+        self.notify(f"Recovered what you typed in {self.path.name} just before the app stopped.",
+                    title="Nothing lost", timeout=10)
+        return True
 
     def _autosave(self) -> None:
         self._autosave_timer = None
@@ -254,8 +340,7 @@ class WorkspaceScreen(Screen):
             return
         now = files.mtime(self.path)
         if not editor.dirty:
-            editor.load()
-            self._subtitle()
+            self.load_from_disk()
             self.notify(f"{self.path.name} changed on disk; the editor shows the new version.")
             return
         if now == self._declined:
@@ -266,12 +351,13 @@ class WorkspaceScreen(Screen):
             self._offering_reload = False
             if reload:
                 kept = files.keep_copy(self.path, editor.text, "unsaved")
-                editor.load()
-                self._subtitle()
+                self.load_from_disk()
                 self.notify(f"Loaded the new {self.path.name}; your unsaved text is kept as {kept.name}.")
             else:
                 self._declined = now
                 self.notify("Kept your text. When it is saved, the outside version is kept beside the file.")
+                if self._autosave_timer is None:      # its moment passed while the question was open
+                    self._autosave_timer = self.set_timer(AUTOSAVE_DELAY, self._autosave)
 
         self.app.push_screen(Confirm(f"{self.path.name} was changed outside the app.",
                                      "Load that version? Your unsaved text is kept beside the file.",
@@ -282,7 +368,7 @@ class WorkspaceScreen(Screen):
 
     def action_triton(self) -> None:
         """The editor's kernel as a Triton program, and its run (tui/widgets/triton_view.py)."""
-        self.show_side("triton", focus=False)
+        self.show_side("triton")                  # focused: the arrows scroll the program (typing still edits)
         self.query_one(TritonView).start(self.puzzle, self.editor.text, self.path)
 
     def action_save(self) -> None:
@@ -342,6 +428,9 @@ class WorkspaceScreen(Screen):
         self.running = False
         self.result = result
         self._fault_cursor = -1
+        after = self.next_puzzle()
+        self.results.after_pass = (f"ctrl+n: on to puzzle {after.number}, {after.title}." if after is not None
+                                   else "This is the last puzzle.")
         self.results.result = result
         self.query_one(ConsoleView).show(result)
         if reveal:
@@ -389,6 +478,25 @@ class WorkspaceScreen(Screen):
         self.app.push_screen(VisualiseScreen(self.puzzle, self.result))
 
     # the rest ------------------------------------------------------------------------------------------------
+
+    def next_puzzle(self):
+        """The puzzle after this one in the course (None after the last)."""
+        puzzles = self.app.puzzles
+        later = puzzles[puzzles.index(self.puzzle) + 1:] if self.puzzle in puzzles else []
+        return later[0] if later else None
+
+    def action_next_puzzle(self) -> None:
+        """Leave for the next puzzle (this file saved first); a check still running is stopped."""
+        after = self.next_puzzle()
+        if after is None:
+            self.notify("This is the last puzzle: esc goes back to the list.")
+            return
+        if self.running:
+            self.action_cancel_check()
+        if self.editor.dirty and not self.save(quiet=True):
+            return
+        self.app.pop_screen()
+        self.app.open_puzzle(after)
 
     def action_hint(self) -> None:
         self.app.reveal_hint(self.puzzle, self)
@@ -449,9 +557,8 @@ class WorkspaceScreen(Screen):
         except workspace.WorkspaceError as e:
             self.notify(str(e), title="Cannot reset", severity="error", timeout=15)
             return None
-        self.editor.load()
+        self.load_from_disk()
         self.action_pane("editor")
-        self._subtitle()
         self.notify(f"{self.path.name} is the starter again"
                     + (f"; your text is kept as {backup.name}." if backup is not None else "."))
         return backup
@@ -469,5 +576,5 @@ class WorkspaceScreen(Screen):
         except Exception as e:  # SuspendNotSupported in a test or a web terminal, or the editor is missing
             self.notify(f"Could not start {command!r}: {e}", severity="error")
             return
-        self.editor.load()
+        self.load_from_disk()
         self.refresh()

@@ -9,20 +9,28 @@ from rich.text import Text
 
 from .. import breakdown
 from ..heat import bar
-from .report_view import ReportView, not_recorded
+from .report_view import ReportView, not_recorded, with_code
 
 
-def bank_strip(req: breakdown.BankRequest) -> Text:
-    """One cell per bank (32, as gpusim's bank model reports them): how many distinct words the request needs."""
+def bank_strip(req: breakdown.BankRequest, width: int = 200) -> Text:
+    """One cell per bank (32, as gpusim's bank model reports them): how many distinct words the request needs;
+    in rows of as many banks as ``width`` columns hold (16 or 8 on a narrow screen, never a wrapped row)."""
     banks = range(len(req.words_per_bank))
-    out = Text("bank   ", style="dim")
-    for b in banks:
-        out.append(f"{b:>3}", style="dim")
-    out.append("\nwords  ", style="dim")
-    for n in req.words_per_bank:
-        style = "dim" if n == 0 else "black on #8ab17d" if n == 1 else "black on #e9c46a" if n == 2 else \
-            "white on #d62828"
-        out.append(f"{n if n else '·':>3}", style=style)
+    per_row = len(banks)
+    while per_row > 8 and 7 + 3 * per_row > width:
+        per_row //= 2
+    out = Text()
+    for start in range(0, len(banks), per_row):
+        row = banks[start:start + per_row]
+        out.append("bank   " if start == 0 else "\nbank   ", style="dim")
+        for b in row:
+            out.append(f"{b:>3}", style="dim")
+        out.append("\nwords  ", style="dim")
+        for b in row:
+            n = req.words_per_bank[b]
+            style = "dim" if n == 0 else "black on #8ab17d" if n == 1 else "black on #e9c46a" if n == 2 else \
+                "white on #d62828"
+            out.append(f"{n if n else '·':>3}", style=style)
     busiest = max(banks, key=lambda b: req.words_per_bank[b])
     out.append("\n")
     if req.words_per_bank[busiest] > 1:
@@ -68,16 +76,13 @@ class BankView(ReportView):
         else:
             table = Table(box=None, pad_edge=False, header_style="bold dim")
             for name, justify in (("line", "right"), ("access", "left"), ("requests", "right"),
-                                  ("wavefronts", "right"), ("conflicts", "right"), ("", "left"), ("code", "left")):
-                table.add_column(name, justify=justify, no_wrap=name != "code")
-            for row in rows:
-                if row.kind not in ("ld", "st"):
-                    continue
-                table.add_row(str(row.lineno), f"{breakdown.KIND_WORDS[row.kind]} {row.array}", str(row.requests),
-                              str(row.wavefronts),
-                              Text(str(row.conflicts), style="bold red" if row.conflicts else "green"),
-                              bar(row.efficiency, 12), Text(row.code, style="italic"))
-            parts.append(table)
+                                  ("wavefronts", "right"), ("conflicts", "right"), ("", "left")):
+                table.add_column(name, justify=justify, no_wrap=True)
+            parts.append(with_code(table, [
+                ([str(row.lineno), f"{breakdown.KIND_WORDS[row.kind]} {row.array}", str(row.requests),
+                  str(row.wavefronts), Text(str(row.conflicts), style="bold red" if row.conflicts else "green"),
+                  bar(row.efficiency, 12)], row.lineno, row.code)
+                for row in rows if row.kind in ("ld", "st")], self.draw_width))
         worst = self.memo("worst", lambda: breakdown.worst_bank_request(report))
         parts.append(Text("\nThe worst request", style="bold underline"))
         if worst is None:
@@ -90,7 +95,7 @@ class BankView(ReportView):
                         f"({bx}, {by}, {bz})  ")
             head.append(worst.code, style="italic")
             parts.append(head)
-            parts.append(bank_strip(worst))
+            parts.append(bank_strip(worst, self.draw_width))
             trace = breakdown.trace_of(report)
             if getattr(trace, "truncated", False):
                 parts.append(Text(f"(the worst of the recorded blocks: {trace.summary()})", style="dim"))

@@ -8,7 +8,7 @@ from rich.text import Text
 
 from .. import breakdown
 from ..heat import bar
-from .report_view import ReportView, not_recorded
+from .report_view import ReportView, not_recorded, with_code
 
 M = "l1tex__t_{what}_pipe_lsu_mem_global_op_{op}.sum"
 
@@ -65,14 +65,13 @@ class CoalescingView(ReportView):
             table = Table(box=None, pad_edge=False, header_style="bold dim")
             for name, justify in (("line", "right"), ("access", "left"), ("requests", "right"),
                                   ("sectors", "right"), ("ideal", "right"), ("ideal of moved", "left"),
-                                  ("used of moved", "right"), ("code", "left")):
-                table.add_column(name, justify=justify, no_wrap=name != "code")
-            for row in rows:
-                table.add_row(str(row.lineno), f"{breakdown.KIND_WORDS[row.kind]} {row.array}", str(row.requests),
-                              str(row.sectors), str(row.ideal_sectors),
-                              Text.assemble(bar(row.efficiency, 12), f" {row.efficiency * 100:3.0f}%"),
-                              f"{row.used * 100:.0f}%", Text(row.code, style="italic"))
-            parts.append(table)
+                                  ("used of moved", "right")):
+                table.add_column(name, justify=justify, no_wrap=True)
+            parts.append(with_code(table, [
+                ([str(row.lineno), f"{breakdown.KIND_WORDS[row.kind]} {row.array}", str(row.requests),
+                  str(row.sectors), str(row.ideal_sectors),
+                  Text.assemble(bar(row.efficiency, 12), f" {row.efficiency * 100:3.0f}%"), f"{row.used * 100:.0f}%"],
+                 row.lineno, row.code) for row in rows], self.draw_width))
         parts.append(Text("\nA warp's load or store moves every 32-byte sector its threads touch. Ideal: the "
                           "fewest sectors that hold the same bytes — neighbouring threads reading neighbouring "
                           "elements get there. \"Used of moved\" also counts the unused rest of partly used "

@@ -45,10 +45,14 @@ def console_renderable(result) -> Group:
             head.append(f" · launch {number} ({report.launch.kernel})", style="dim")
             parts.append(head)
             grid, block = getattr(report.launch, "grid", None), getattr(report.launch, "block", None)
-            for r in shown:
+            labels = [(f"b{coordinates(r.block, grid)} t{coordinates(r.thread, block)}", f":{r.lineno}")
+                      for r in shown]
+            who_width = max(len(who) for who, _ in labels) if labels else 0
+            line_width = max(len(where) for _, where in labels) if labels else 0
+            for r, (who, where) in zip(shown, labels):      # one column for the text, whoever printed it
                 line = Text()
-                line.append(f"  b{coordinates(r.block, grid)} t{coordinates(r.thread, block)}", style="cyan")
-                line.append(f" :{r.lineno}  ", style="dim")
+                line.append(f"  {who:<{who_width}}", style="cyan")
+                line.append(f" {where:<{line_width}}  ", style="dim")
                 line.append(str(r.text))
                 parts.append(line)
             if dropped:

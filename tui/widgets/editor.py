@@ -92,11 +92,15 @@ class SolutionEditor(TextArea, inherit_bindings=False):
     # the file --------------------------------------------------------------------------------------------
 
     def load(self) -> None:
-        """(Re)read the file from disk; the text is then clean."""
+        """(Re)read the file from disk; the text is then clean. The cursor stays where it was (inside the new
+        text), so the next key typed after an outside change goes where the player was typing."""
         text = files.read_text(self.path)
+        row, column = self.cursor_location
         self.saved_text = text
         self.saved_mtime = files.mtime(self.path)
         self.load_text(text)
+        row = min(row, self.document.line_count - 1)
+        self.move_cursor((row, min(column, len(self.document[row]))))
         self.fault_line = None
         self.dirty = False
 
@@ -131,6 +135,12 @@ class SolutionEditor(TextArea, inherit_bindings=False):
             row = self.fault_line - 1
             if row >= self.document.line_count or self.document[row] != self._marked_text:
                 self.fault_line = None
+
+    def on_resize(self) -> None:
+        """Shown again (a narrow screen switches panes): a cursor that fits needs no sideways scroll (one
+        placed while the editor had no width scrolled the text by its column)."""
+        if 0 <= self.cursor_location[1] < self.scrollable_content_region.width - 8:
+            self.call_after_refresh(self.scroll_to, x=0, animate=False)
 
     def watch_dirty(self, dirty: bool) -> None:
         self.set_class(dirty, "-dirty")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import traceback
 
-from rich.console import RenderableType
+from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
@@ -24,6 +25,7 @@ class ReportView(Static, can_focus=True):
         super().__init__("", **kwargs)
         self.report = None
         self._stale = False
+        self._drawn_width = 0
         self.debug = ""             # the traceback of the last drawing error, for bug reports
 
     def show(self, report) -> None:
@@ -47,6 +49,7 @@ class ReportView(Static, can_focus=True):
             self._stale = True          # drawn when its tab is shown: five views, one visible
             return
         self._stale = False
+        self._drawn_width = self.draw_width
         if self.report is None:
             self.update(Text("No run to show yet: ctrl+r in the editor checks your file.", style="dim"))
             return
@@ -63,6 +66,11 @@ class ReportView(Static, can_focus=True):
     def on_resize(self) -> None:
         if self.report is not None:
             self.redraw()
+            self.call_after_refresh(self._fit_width)   # a real terminal's resize can settle after the event
+
+    def _fit_width(self) -> None:
+        if self.report is not None and self._drawn_width != self.draw_width:
+            self.redraw()
 
     def on_show(self) -> None:
         if self._stale:
@@ -78,6 +86,27 @@ class ReportView(Static, can_focus=True):
         """Mounted and in a shown tab (hidden tabs are not drawn until they are opened)."""
         return self.is_mounted and all(
             getattr(node, "display", True) for node in self.ancestors_with_self)
+
+
+CODE_INLINE = 100
+"""From this many columns on, a per-access table has the source line in a last column; narrower, the lines
+are listed under the table (a squeezed column would wrap each line of code one character wide)."""
+
+
+def with_code(table: Table, rows: list[tuple[list, int, str]], width: int) -> RenderableType:
+    """``table`` with its ``rows`` — (cells, line number, source line) — and the source of each line."""
+    inline = width >= CODE_INLINE
+    if inline:
+        table.add_column("code", no_wrap=True, overflow="ellipsis")
+    for cells, _, code in rows:
+        table.add_row(*cells, *([Text(code, style="italic")] if inline else []))
+    if inline or not rows:
+        return table
+    lines = Text()
+    for lineno, code in dict.fromkeys((lineno, code) for _, lineno, code in rows):
+        lines.append(f"\nline {lineno:>4}  ", style="dim")
+        lines.append(code, style="italic")
+    return Group(table, lines)
 
 
 def not_recorded(what: str, why: str = "") -> Text:

@@ -12,6 +12,8 @@ from textual.widgets import Static
 from puzzles.render import failure_message, fault_summary
 
 STATUS_MARK = {"pass": ("✓", "green"), "fail": ("✗", "red"), "not run": ("·", "dim")}
+LABELS = {"mismatch": "wrong output", "constraint": "constraint", "compile": "cannot compile", "error": "error"}
+"""The word a failure of each kind is shown under."""
 
 
 def fault_line(failure) -> tuple[str, int] | None:
@@ -28,7 +30,28 @@ def _xyz(v) -> str:
     return "(" + ", ".join(str(int(x)) for x in v) + ")" if v is not None else "?"
 
 
-def _fault_text(failure, indent: str) -> Text:
+def _other_faults(failure, case=None) -> list[str]:
+    """The launch's faults after the first, each with its line and element where the case's report has them
+    (the failure itself names only their kinds: "and in the same launch: OutOfBounds" said too little)."""
+    detail = failure.detail if isinstance(failure.detail, dict) else {}
+    kinds = list(detail.get("faults", []))[1:]
+    reports = list(getattr(case, "reports", None) or [])
+    number = detail.get("launch")
+    if not isinstance(number, int) or not 1 <= number <= len(reports):
+        return kinds
+    faults = list(getattr(reports[number - 1], "faults", None) or [])[1:]
+    if len(faults) != len(kinds):
+        return kinds
+    named = []
+    for f in faults:
+        where = f"{type(f).__name__} at line {f.lineno}" if getattr(f, "lineno", 0) else type(f).__name__
+        if getattr(f, "array", None) is not None and getattr(f, "index", None) is not None:
+            where += f" ({f.array}[{', '.join(str(int(i)) for i in f.index)}])"
+        named.append(where)
+    return named
+
+
+def _fault_text(failure, indent: str, case=None) -> Text:
     fault = failure.fault
     out = Text()
     out.append(f"{indent}{type(fault).__name__}: ", style="bold red")
@@ -54,25 +77,21 @@ def _fault_text(failure, indent: str) -> Text:
         out.append(f"{indent}  {d}\n", style="dim")
     if getattr(fault, "count", 1) > 1:
         out.append(f"{indent}  ({fault.count} accesses at this line hit the same fault)\n", style="dim")
-    others = failure.detail.get("faults", []) if isinstance(failure.detail, dict) else []
-    if len(others) > 1:
-        out.append(f"{indent}  and in the same launch: {', '.join(others[1:4])}"
-                   f"{' and more' if len(others) > 4 else ''}\n", style="dim")
+    others = _other_faults(failure, case)
+    if others:
+        out.append(f"{indent}  and in the same launch: {', '.join(others[:3])}"
+                   f"{' and more' if len(others) > 3 else ''}\n", style="dim")
     out.rstrip()
     return out
 
 
 def _message(failure, indent: str) -> Text:
     style = {"mismatch": "yellow", "constraint": "magenta", "compile": "red", "error": "red"}.get(failure.kind)
-    label = {"mismatch": "wrong output", "constraint": "constraint", "compile": "cannot compile",
-             "error": "error"}.get(failure.kind, failure.kind)
+    label = LABELS.get(failure.kind, failure.kind)
     lines = failure_message(failure).splitlines() or [""]
     out = Text()
     out.append(f"{indent}{label}: ", style=f"bold {style}" if style else "bold")
-    first = lines[0]
-    if failure.kind == "mismatch" and first.startswith("wrong output "):
-        first = first[len("wrong output "):]
-    out.append(first + "\n")
+    out.append(_without_label(failure, lines[0]) + "\n")
     for line in lines[1:]:
         out.append(f"{indent}  {line.strip()}\n", style="italic" if line.startswith("    ") else "")
     out.rstrip()
@@ -83,17 +102,25 @@ def _indented(renderable, by: int = 4) -> Padding:
     return Padding(renderable, (0, 0, 0, by))
 
 
+def _without_label(failure, first: str) -> str:
+    """A message's first line without the words its label already says ("constraint: not met (...)", not
+    "constraint: constraint not met (...)")."""
+    for said in ("wrong output ", "constraint "):
+        if LABELS.get(failure.kind, "").startswith(said.strip()) and first.startswith(said):
+            return first[len(said):]
+    return first
+
+
 def _one_line(failure) -> Text:
-    """A failure shortened to one line (for cases after the first that fail the same way)."""
+    """A failure's first line only (for cases after the first that fail the same way); it wraps, so the
+    count of differing elements at its end is never cut off."""
     first = (failure_message(failure).splitlines() or [""])[0]
-    if failure.kind == "mismatch" and first.startswith("wrong output "):
-        first = first[len("wrong output "):]
-    text = Text(f"{failure.kind}: {first}", style="dim", no_wrap=True, overflow="ellipsis")
-    return text
+    label = LABELS.get(failure.kind, failure.kind)
+    return Text(f"{label}: {_without_label(failure, first)}", style="dim")
 
 
-def result_renderable(result, file_name: str = "") -> Group:
-    """The whole verdict as Rich text."""
+def result_renderable(result, file_name: str = "", after_pass: str = "") -> Group:
+    """The whole verdict as Rich text; ``after_pass`` (where to go next) is said under a pass."""
     parts: list[Text] = []
     head = Text()
     if result.passed:
@@ -114,9 +141,11 @@ def result_renderable(result, file_name: str = "") -> Group:
         parts.append(Text.assemble(("Next: ", "bold"), result.next_star))
     elif result.passed:
         parts.append(Text("Every star earned.", style="green"))
+    if result.passed and after_pass:
+        parts.append(Text(after_pass, style="bold green"))
     if result.cases:
         parts.append(Text.assemble(("cases drawn with seed ", "dim"), (str(result.seed), "bold"),
-                                   (" · ctrl+t runs these same cases again", "dim")))
+                                   (" · ctrl+l runs these same cases again", "dim")))
     in_cases = {id(f) for c in result.cases for f in c.failures}
     general = [f for f in result.failures if id(f) not in in_cases]
     if general:
@@ -144,7 +173,7 @@ def result_renderable(result, file_name: str = "") -> Group:
                     continue
                 seen[key] = case.name
                 full = True
-                parts.append(_indented(_fault_text(failure, "")))
+                parts.append(_indented(_fault_text(failure, "", case)))
             elif failure.kind == "constraint":
                 rule = failure.detail.get("rule") if isinstance(failure.detail, dict) else None
                 if ("constraint", rule) in seen:
@@ -184,6 +213,8 @@ class ResultsView(Static):
 
     result = var(None, always_update=True)
     """The last CheckResult shown (None before the first check)."""
+    after_pass = ""
+    """Said under a pass: where to go next (set by the screen)."""
 
     def on_mount(self) -> None:
         if self.result is None:
@@ -191,7 +222,7 @@ class ResultsView(Static):
 
     def watch_result(self, result) -> None:
         if result is not None:
-            self.update(result_renderable(result))
+            self.update(result_renderable(result, after_pass=self.after_pass))
             self.set_class(bool(result.passed), "-passed")
             self.set_class(not result.passed, "-failed")
 

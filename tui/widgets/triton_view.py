@@ -8,8 +8,10 @@ puzzles/gpusim in child processes; this widget only draws what they return.
 
 from __future__ import annotations
 
+import textwrap
 import threading
 
+from rich.cells import cell_len
 from rich.console import Group
 from rich.syntax import Syntax
 from rich.text import Text
@@ -22,8 +24,20 @@ HINT = "ctrl+t translates the kernel in the editor into a Triton program (one pr
 
 def triton_tab() -> ComposeResult:
     """The tab's content, for ``WorkspaceScreen``."""
-    with VerticalScroll(id="triton-scroll", classes="side-scroll"):
+    with TritonScroll(id="triton-scroll", classes="side-scroll"):
         yield TritonView(id="triton")
+
+
+class TritonScroll(VerticalScroll):
+    """Scrolls both ways: the program's lines are as long as they are, the sentences wrap to the view."""
+
+    DEFAULT_CSS = """
+    TritonScroll { overflow-x: auto; }
+    TritonScroll > TritonView { min-width: 100%; }
+    """
+
+    def on_resize(self) -> None:
+        self.query_one(TritonView).redraw()
 
 
 class TritonView(Static):
@@ -32,11 +46,14 @@ class TritonView(Static):
         self._generation = 0
         self._program: Text | Syntax = Text("")
         self._run: Text = Text("")
+        self._run_is_prose = True
+        self._hint = True
 
     def start(self, puzzle, text: str, path) -> None:
         """Translate and run ``text`` (the editor's) for ``puzzle``; a newer start replaces an older one."""
         self._generation += 1
         gen = self._generation
+        self._hint = False
         self._program = Text("translating…", style="dim")
         self._run = Text("")
         self._draw()
@@ -68,6 +85,7 @@ class TritonView(Static):
             if run is not None:
                 style = "dim" if pending else ("" if run.ok else "yellow")
                 self._run = Text(run.text, style=style)
+                self._run_is_prose = pending or not run.ok       # a sentence, not graduate mode's table
             self._draw()
 
         try:
@@ -75,8 +93,40 @@ class TritonView(Static):
         except Exception:                           # the app is closing
             pass
 
+    def redraw(self) -> None:
+        self._draw()
+
+    def _visible(self) -> int:
+        parent = self.parent
+        return max(parent.scrollable_content_region.width if parent is not None else 0, 30)
+
+    def _wrapped(self, text: Text) -> Text:
+        """A sentence wrapped to the visible width (the view itself is as wide as the program's longest line)."""
+        width = self._visible() - 1
+        lines = [textwrap.fill(line, width) or "" for line in text.plain.splitlines()]
+        return Text("\n".join(lines), style=text.style)
+
     def _draw(self) -> None:
-        self.update(Group(self._run, Text(""), self._program) if self._run.plain else self._program)
+        if self._hint:
+            self._fit(self._wrapped(Text(HINT, style="dim")))
+            return
+        code = isinstance(self._program, Syntax)
+        program = self._program if code else self._wrapped(self._program)
+        wide = [self._program.code] if code else []
+        if not self._run.plain:
+            self._fit(program, wide)
+            return
+        run = self._wrapped(self._run) if self._run_is_prose else self._run
+        if not self._run_is_prose:
+            wide.append(self._run.plain)
+        self._fit(Group(run, Text(""), program), wide)
+
+    def _fit(self, renderable, wide: list[str] = ()) -> None:
+        """Show ``renderable``, as wide as the longest line of the ``wide`` texts (the program, the table) —
+        the scroller moves sideways over them — and no narrower than the pane."""
+        longest = max((cell_len(line.rstrip()) for text in wide for line in text.splitlines()), default=0)
+        self.styles.width = max(longest + 1, self._visible())
+        self.update(renderable)
 
 
 __all__ = ["TritonView", "triton_tab"]

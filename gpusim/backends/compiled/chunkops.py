@@ -366,7 +366,7 @@ class ChunkOps:
         if not inst.rv_grid and isinstance(fn.return_type, (Scalar, Tuple)):
             L(f"S_{prefix}rv = 0")
             self.states.add(f"S_{prefix}rv")
-        self.tick(fn.line, gm, straight_line(fn.body, self.instrument))
+        self.tick(fn.line, gm, straight_line(fn.body))
         L("for once_ in range(1):")
         self.indent += 1
         saved_pending, saved_mask, saved_arrays = self.pending, self.pending_mask, self.arrays_now

@@ -521,7 +521,7 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
         ``work``'s fixed steps and its per-lane steps for every lane of the chunk; a loop's iteration when
         ``work`` is a loop node."""
         if isinstance(work, (N.ForRange, N.While)):
-            work = iteration(work, self.instrument)
+            work = iteration(work)
         key = self.fault_key("KernelTimeout", line, None, ())
         self.line(f"I[{I_STEPS}] += {work.fixed * OVERHEAD} + {work.lanes} * N")
         # ``and I[abort] == 0`` (always true here) works around a miscompile: without it numba/LLVM turned a
@@ -780,7 +780,7 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
         self.cur_value = None
         self.indent = 3
         self.body_start = len(self.lines)
-        self.tick(fn.line, "ALL_", straight_line(fn.body, self.instrument))
+        self.tick(fn.line, "ALL_", straight_line(fn.body))
         self.block(fn.body, Ctx("ALL_", False, None))
         self.flush()
         self.line("pass")

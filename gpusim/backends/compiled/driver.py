@@ -52,6 +52,7 @@ from .layout import (
     T_COLS,
 )
 from .rtlib import MAX_PAIRS
+from .support import check_module
 from .values import NotCompiled
 
 
@@ -88,6 +89,7 @@ def generate(module: N.Module, alias: tuple[int, ...], instrument: bool, trace: 
             per = _kernels[module] = {}
         ck = per.get(key)
         if ck is None:
+            check_module(module)
             gen = KernelGen(module, alias, instrument, trace)
             try:
                 text = gen.generate()

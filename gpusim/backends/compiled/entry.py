@@ -28,6 +28,7 @@ from ...runtime.memory import GLOBAL_ALIGN
 from ..lanes.work import OVERHEAD, straight_line
 from .driver import CompiledKernel, _kernels, execute, generate
 from .results import Recorder, build_report
+from .support import check_args
 from .values import NotCompiled
 
 BACKENDS = ("auto", "lanes", "compiled")
@@ -76,6 +77,10 @@ def choose(backend: str, module, args: tuple, num_threads: int, instrument: bool
     if backend == "auto":
         if observers or instrument:
             return None
+        try:
+            check_args(args)
+        except NotCompiled:
+            return None
         ck = _loaded(module, alias, instrument, tracing)
         if ck is not None:
             return ck
@@ -96,6 +101,7 @@ def choose(backend: str, module, args: tuple, num_threads: int, instrument: bool
         raise LaunchError("the compiled back end keeps the bounded phase trace only (trace=True); trace='full' "
                           "needs backend='lanes'")
     try:
+        check_args(args)
         return generate(module, alias, instrument, tracing)
     except NotCompiled as e:
         raise LaunchError(f"the compiled back end cannot run kernel {module.entry.py_name!r} yet: {e} "
@@ -107,7 +113,7 @@ def run(ck: CompiledKernel, info, args: tuple, names: tuple, max_steps: int, tra
     """Launch ``ck`` over ``info`` in chunks of ``per_chunk`` blocks (``gpusim.limits.blocks_per_chunk``);
     the ``LaunchReport``, or None when the kernel's straight-line code alone is past ``max_steps``: the lanes
     back end reports that without running anything."""
-    entry_work = straight_line(ck.module.entry.body, ck.instrument)
+    entry_work = straight_line(ck.module.entry.body)
     need = -(-info.num_blocks // per_chunk) * entry_work.fixed * OVERHEAD + entry_work.lanes * info.num_threads
     if need > max_steps:
         return None

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from ...ir.types import Scalar, Type
+from ...ir.values import nan_to_int
 
 #: numba constructors of the IR's scalar types
 CTOR = {"bool": "np.bool_", "int8": "np.int8", "int16": "np.int16", "int32": "np.int32", "int64": "np.int64",
@@ -62,7 +63,8 @@ def cast(x: str, src: Scalar, dst: Scalar) -> str:
         c = ctor(dst)
         big = const(info.max, dst)
         small = const(info.min, dst)
-        return (f"({c}(0) if {x} != {x} else ({big} if {x} >= {hi!r} else ({small} if {x} <= {lo!r} "
+        nan = const(nan_to_int(src.dtype, dst.dtype), dst)
+        return (f"({nan} if {x} != {x} else ({big} if {x} >= {hi!r} else ({small} if {x} <= {lo!r} "
                 f"else {c}({x}))))")
     return f"{ctor(dst)}({x})"
 

@@ -33,6 +33,9 @@ are kept per element size.
 from __future__ import annotations
 
 import linecache
+import threading
+import types
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,8 +44,9 @@ import numpy as np
 from ...ir import nodes as N
 from ...ir.nodes import Uni
 from ...ir.types import Array, Scalar, Type
+from ...ir.unroll import plan_loops
 from ...ir.walk import walk_stmts
-from ...runtime import intrinsics
+from ...runtime import intrinsics, libdevice
 from .expressions import Ctx, ExpressionGen
 from .work import OVERHEAD, iteration, straight_line
 
@@ -58,6 +62,7 @@ class Compiled:
     filename: str             # the kernel's file
     module: N.Module | None = field(default=None, repr=False)   # the IR it was generated from
     entry_work: tuple[int, int] = (0, 0)  # steps the kernel's straight-line code charges per chunk: (fixed, per lane)
+    memory: Any = field(default=None, repr=False)  # gpusim.limits.Memory of the IR, filled in by the first launch
 
 
 class FunctionGen(ExpressionGen):
@@ -75,6 +80,7 @@ class FunctionGen(ExpressionGen):
         self.prologue: list[tuple[str, int]] = []
         self.masked_return = any(isinstance(s, N.Return) and s.uni > Uni.GRID for s in walk_stmts(fn.body))
         self.param_names = {p.name for p in fn.params}
+        self.unrolled = plan_loops(fn) if instrument else {}   # loops whose requests the observers regroup
 
     # -- helpers --------------------------------------------------------------------------------------
     def tmp(self, prefix: str = "_t") -> str:
@@ -132,7 +138,7 @@ class FunctionGen(ExpressionGen):
         for name in sorted(fn.var_uni):
             if name not in names and (fn.var_uni[name] > Uni.GRID or name in converted) and not name.startswith("$"):
                 self.emit(f"{self.var(name)} = None")
-        entry = straight_line(fn.body, self.instrument)
+        entry = straight_line(fn.body)
         self.emit(f"rt.tick({fn.line}, _m0, {entry.fixed * OVERHEAD}, {entry.lanes})")
         start = len(self.out)
         self.block(fn.body, Ctx("_m0", False, None))
@@ -244,7 +250,7 @@ class FunctionGen(ExpressionGen):
             self.return_stmt(s, ctx)
             return True
         elif isinstance(s, N.Barrier):
-            self.emit(f"rt.syncthreads({m}, {s.line})")
+            self.emit(f"rt.{'grid_sync' if s.grid else 'syncthreads'}({m}, {s.line})")
         elif isinstance(s, N.SyncWarp):
             self.emit(f"rt.syncwarp({m}, {self.expr(s.mask, ctx)}, {s.line})")
         elif isinstance(s, N.Fence):
@@ -330,7 +336,7 @@ class FunctionGen(ExpressionGen):
         return {"brk": f"_brk{k}", "cnt": f"_cnt{k}"}
 
     def tick(self, s: N.ForRange | N.While, mask: str) -> None:
-        work = iteration(s, self.instrument)
+        work = iteration(s)
         self.emit(f"rt.tick({s.line}, {mask}, {work.fixed * OVERHEAD}, {work.lanes})")
 
     def for_stmt(self, s: N.ForRange, ctx: Ctx) -> None:
@@ -359,6 +365,9 @@ class FunctionGen(ExpressionGen):
         self.emit(f"{stop_v} = {stop}")
         self.emit(f"rt.check_step({stp}, {ctx.mask}, {s.line})")
         self.emit(f"{lm} = {ctx.mask}")
+        plan = self.unrolled.get(id(s))
+        if plan is not None:
+            self.emit(f"rt.loop_enter({iv}, {stop_v}, {stp}, {lm}, {plan.count}, {plan.epilog}, {s.line})")
         self.emit(f"{info['brk']} = rt.no_lanes")
         self.emit("while True:")
         self.indent += 1
@@ -366,11 +375,15 @@ class FunctionGen(ExpressionGen):
         self.emit(f"{lm} = {lm} & rt.range_cond({iv}, {stop_v}, {stp}) & ~{info['brk']}"
                   + (" & ~_done" if ret else ""))
         self.emit(f"if not {lm}.any(): break")
+        if plan is not None:
+            self.emit("rt.loop_iter()")
         self.emit(f"{self.var(s.var)} = rt.merge({lm}, {iv}, {self.var(s.var)})")
         self.emit(f"{info['cnt']} = rt.no_lanes")
         self.block(s.body, Ctx(lm, True, info))
         self.emit(f"{iv} = {iv} + {stp}")
         self.indent -= 1
+        if plan is not None:
+            self.emit("rt.loop_exit()")
 
     def while_stmt(self, s: N.While, ctx: Ctx) -> None:
         ret, _, _ = self.exits_in(s)
@@ -416,7 +429,7 @@ class ModuleGen:
 
     def __init__(self, instrument: bool):
         self.instrument = instrument
-        self.namespace: dict[str, Any] = {"np": np, "ix": intrinsics}
+        self.namespace: dict[str, Any] = {"np": np, "ix": intrinsics, "ld": libdevice.NAMESPACE}
         self.consts: dict[tuple, str] = {}
         self.functions: dict[str, str] = {}
         self.lines: list[tuple[str, int]] = []  # (code, src line)
@@ -435,7 +448,8 @@ class ModuleGen:
         raise TypeError(f"no constant of type {t}")  # pragma: no cover
 
     def dtype(self, dt: np.dtype) -> str:
-        return self._name(("dtype", dt.str), "_D", np.dtype(dt))
+        key = dt.str if dt.fields is None else repr(dt.descr)  # a structured dtype's str is only its size
+        return self._name(("dtype", key), "_D", np.dtype(dt))
 
     def scalar_type(self, dt: np.dtype) -> str:
         return self._name(("type", dt.str), "_T", np.dtype(dt).type)
@@ -465,11 +479,36 @@ class ModuleGen:
         kernel = module.entry
         fake = f"<gpusim {kernel.py_name}>"
         linecache.cache[fake] = (len(text), None, text.splitlines(True), fake)
-        code = compile(text, fake, "exec")
+        code = _code_of(text, fake)
         exec(code, self.namespace)
-        entry = straight_line(kernel.body, self.instrument)
+        entry = straight_line(kernel.body)
         return Compiled(kernel.py_name, text, self.namespace[self.functions[module.kernel]], line_map,
                         module.filename, module, (entry.fixed * OVERHEAD, entry.lanes))
+
+
+#: generated text -> its code object: a suite compiles one kernel for many argument types, and nearly half of
+#: those modules come out the same text (types decide the constants bound in the namespace, not the code)
+_CODE: OrderedDict[tuple[str, str], types.CodeType] = OrderedDict()
+MAX_CODES = 1024
+
+
+_code_lock = threading.Lock()
+
+
+def _code_of(text: str, filename: str) -> types.CodeType:
+    """``compile`` of generated text, once per text."""
+    key = (filename, text)
+    with _code_lock:
+        code = _CODE.get(key)
+        if code is not None:
+            _CODE.move_to_end(key)
+            return code
+    code = compile(text, filename, "exec")
+    with _code_lock:
+        _CODE[key] = code
+        while len(_CODE) > MAX_CODES:
+            _CODE.popitem(last=False)
+    return code
 
 
 def generate(module: N.Module, instrument: bool) -> Compiled:

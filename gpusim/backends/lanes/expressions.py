@@ -9,9 +9,12 @@ is the same in every lane, a NumPy scalar (NumPy broadcasting makes both work).
 
 from __future__ import annotations
 
+import numpy as np
+
 from ...ir import nodes as N
 from ...ir.nodes import Uni
 from ...ir.types import Scalar
+from ...runtime.libdevice import FLOPS as LIBDEVICE_FLOPS
 
 _OPS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "lshift": "<<",
         "rshift": ">>", "and": "&", "or": "|", "xor": "^", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
@@ -24,17 +27,18 @@ _UFUNCS = {"math.sqrt": "np.sqrt", "math.exp": "np.exp", "math.exp2": "np.exp2",
            "math.acos": "np.arccos", "math.atan": "np.arctan", "math.atan2": "np.arctan2", "math.sinh": "np.sinh",
            "math.cosh": "np.cosh", "math.tanh": "np.tanh", "math.asinh": "np.arcsinh", "math.acosh": "np.arccosh",
            "math.atanh": "np.arctanh", "math.pow": "np.power", "math.fabs": "np.fabs", "math.floor": "np.floor",
-           "math.ceil": "np.ceil", "math.trunc": "np.trunc", "math.hypot": "np.hypot",
+           "math.ceil": "np.ceil", "math.trunc": "np.trunc", "math.rint": "np.rint", "math.hypot": "np.hypot",
            "math.copysign": "np.copysign", "math.fmod": "np.fmod", "math.radians": "np.radians",
            "math.degrees": "np.degrees", "math.isnan": "np.isnan", "math.isinf": "np.isinf",
            "math.isfinite": "np.isfinite", "math.nextafter": "np.nextafter", "math.cbrt": "np.cbrt",
-           "abs": "np.abs"}
+           "abs": "np.abs",
+           "complex.real": "np.real", "complex.imag": "np.imag", "complex.conj": "np.conjugate"}
 #: math intrinsics computed by ``gpusim.runtime.intrinsics`` (no single ufunc, or special values to keep)
-_HELPERS = {"math.erf", "math.erfc", "math.gamma", "math.lgamma", "math.remainder", "math.ldexp", "math.frexp",
-            "math.modf", "round", "round_ndigits", "popc", "clz", "ffs", "brev"}
+_HELPERS = {"make_complex", "math.erf", "math.erfc", "math.gamma", "math.lgamma", "math.remainder", "math.ldexp",
+            "math.frexp", "math.modf", "round", "round_ndigits", "popc", "clz", "ffs", "brev"}
 #: math functions that are not floating-point work for FLOP counting
-_NOT_FLOPS = {"math.fabs", "math.floor", "math.ceil", "math.trunc", "math.isnan", "math.isinf", "math.isfinite",
-              "math.copysign", "math.frexp", "math.modf", "math.nextafter", "math.ldexp"}
+_NOT_FLOPS = {"math.fabs", "math.floor", "math.ceil", "math.trunc", "math.rint", "math.isnan", "math.isinf",
+              "math.isfinite", "math.copysign", "math.frexp", "math.modf", "math.nextafter", "math.ldexp"}
 #: nesting of generated expressions past which a value goes to a temporary (Python's parser has a limit)
 MAX_NESTING = 24
 
@@ -123,6 +127,9 @@ class ExpressionGen:
             t = self.tmp()
             self.emit(f"{t} = rt.tuple_index({self.expr(e.value, ctx)}, {self.expr(e.index, ctx)}, {m}, {e.line})")
             return t
+        if isinstance(e, N.Trap) and e.raised is not None:
+            self.emit(f"rt.raise_({e.message!r}, {self.mod.constant_object(e.raised)}, {m}, {e.line})")
+            return self.const(0, e.type)
         if isinstance(e, N.Trap):
             self.emit(f"rt.trap({e.message!r}, {m}, {e.line})")
             return self.const(0, e.type)
@@ -130,6 +137,20 @@ class ExpressionGen:
             return self.mod.const_array(e)
         if isinstance(e, N.Load):
             return self.load(e, ctx)
+        if isinstance(e, N.ArrayView):
+            return self.view(e, ctx)
+        if isinstance(e, N.Reinterpret):
+            t = self.tmp()
+            self.emit(f"{t} = rt.reinterpret({self.expr(e.array, ctx)}, {self.dtype(e.type.dtype)}, {ctx.mask}, "
+                      f"{e.line}, {e.text!r})")
+            return t
+        if isinstance(e, N.Reshape):
+            t = self.tmp()
+            shape = "(" + "".join(self.expr(d, ctx) + ", " for d in e.shape) + ")"
+            self.emit(f"{t} = rt.reshape({self.expr(e.array, ctx)}, {shape}, {ctx.mask}, {e.line}, {e.text!r})")
+            return t
+        if isinstance(e, N.FieldView):
+            return f"rt.field({self.expr(e.array, ctx)}, {e.field!r})"
         if isinstance(e, N.ArrayShape):
             return f"{self.expr(e.array, ctx)}.shape[{e.dim}]"
         if isinstance(e, N.ArraySize):
@@ -239,6 +260,14 @@ class ExpressionGen:
             return f"rt.select({args[0]}, {args[1]}, {args[2]})"
         if name in _UFUNCS:
             code = f"{_UFUNCS[name]}({', '.join(args)})"
+        elif name.startswith("cmath."):  # CPython's cmath, element by element (its special values)
+            code = f"ix.cmath_fn({name[6:]!r}, {self.dtype(e.type)}{''.join(', ' + a for a in args)})"
+        elif name.startswith("np.") and isinstance(getattr(np, name[3:], None), np.ufunc):  # the ufunc's loop
+            code = f"{name}({', '.join(args)})"
+        elif name.startswith("libdevice."):  # gpusim.runtime.libdevice, in the declared types
+            code = f"ld.{name[10:]}({', '.join(args)})"
+            kind = LIBDEVICE_FLOPS.get(name[10:])
+            return self.flop(kind, code, e.type, ctx) if kind else code
         elif name in _HELPERS:
             t = e.type if isinstance(e.type, Scalar) else e.args[0].type
             code = f"ix.{name.replace('math.', '')}({', '.join(args)}, {self.dtype(t)})"
@@ -247,6 +276,24 @@ class ExpressionGen:
         if name.startswith("math.") and name not in _NOT_FLOPS:
             return self.flop("special", code, e.args[0].type, ctx)
         return code
+
+    def view(self, e: N.ArrayView, ctx: Ctx) -> str:
+        arr = self.expr(e.array, ctx)
+        parts = [self.expr(p, ctx) for p in e.parts]
+        spec, k = [], 0
+        for kind in e.kinds:
+            if kind == "i":
+                spec.append(f"('i', {parts[k]})")
+                k += 1
+                continue
+            bounds = []
+            for given in kind[1:]:
+                bounds.append(parts[k] if given == "1" else "None")
+                k += int(given)
+            spec.append(f"('s', {', '.join(bounds)})")
+        t = self.tmp()
+        self.emit(f"{t} = rt.view({arr}, ({''.join(x + ', ' for x in spec)}), {ctx.mask}, {e.line}, {e.text!r})")
+        return t
 
     def load(self, e: N.Load, ctx: Ctx) -> str:
         arr = self.expr(e.array, ctx)

@@ -25,20 +25,34 @@ import keyword
 import linecache
 from dataclasses import dataclass, field
 
+from ...device import WARP_SIZE
 from ...faults import UnsupportedConstruct
 from ...ir import nodes as N
 from ...ir.nodes import Uni
 from ...ir.types import BOOL, INT64, Array, NoneType, Scalar, Tuple, Type
-from ...ir.walk import walk_stmts
-from .expressions import ExpressionGen, typed
+from ...ir.walk import walk_exprs, walk_stmts
+from .expressions import ExpressionGen, literal, typed
 from .memory import Memory
+from .tiles import tile_product
 from .values import BITS_OF, Affine, ArrayRef, Frame, Val, tl_type
 from .warps import Warps
 
 #: iterations up to which a loop whose start is a function of the thread is written out (``unrolled``)
 UNROLL = 8
+#: a loop of constant bounds that indexes a per-thread array is written out (``written_out``) up to this many
+#: iterations, and loops nested in one another up to this many copies of the innermost body in all
+STATIC_UNROLL = 16
+UNROLL_BUDGET = 1024
 _RESERVED = {"tl", "triton", "libdevice", "range", "min", "max", "int", "float", "bool", "print", "len", "abs",
              "True", "False", "None"}
+#: names a kernel parameter must not have: Triton binds a launch's arguments in a function it writes
+#: (``create_function_from_signature``) whose locals and globals are these, and whose ``**options`` get the
+#: launch options; a parameter named ``params`` reached specialisation as that function's dict ("failed to
+#: specialize argument of type: dict", puzzle 63 on the H200), ``num_warps`` or ``debug`` would be given twice
+_TRITON_BINDER = {"params", "specialization", "options", "backend", "specialize_impl", "JITCallable", "grid",
+                  "warmup", "debug", "num_warps", "num_stages", "num_ctas", "enable_fp_fusion", "maxnreg",
+                  "launch_cooperative_grid", "launch_pdl"}
+_RESERVED |= _TRITON_BINDER
 
 
 class NotTranslatable(UnsupportedConstruct):
@@ -185,15 +199,18 @@ def _short(t: Type) -> str:
 
 class ProgramGen(ExpressionGen):
     def __init__(self, module: N.Module, block: tuple[int, int, int], dynamic_bytes: int, register: set[int],
-                 guard: bool, planes: dict[int, list[Affine]] | None = None):
+                 guard: bool, planes: dict[int, list[Affine]] | None = None, tabled: set[int] | None = None):
         self.module = module
         self.block_shape = block
         self.threads = block[0] * block[1] * block[2]
-        p = 32
+        p = WARP_SIZE
         while p < self.threads:
             p *= 2
         self.P = p
         self.planes = planes if planes is not None else {}     # register arrays' store maps (kept over retries)
+        self.tabled = tabled if tabled is not None else set()  # per-thread arrays held as [lanes, L] tables
+        self.unroll_copies = 1                                 # copies of the body being written out now
+        self.scratch_dot = False                               # a tl.dot reads scratch in the current loop
         self.guard = guard
         self.memory = Memory(guard)
         self.warps = Warps()
@@ -296,6 +313,9 @@ class ProgramGen(ExpressionGen):
         if isinstance(t, Tuple):
             items = [self.local(f"{name}#{k}", it, line) for k, it in enumerate(t.items)]
             return Val("", t, items=items, vec=any(i.vec for i in items))
+        known = self.frame.consts.get(name)
+        if known is not None and known.type == t:
+            return known
         return Val(self.name_of(name, t), t, vec=self.is_vec_local(name), affine=self.frame.affine.get(name))
 
     def assign_local(self, name: str, t: Type, v: Val, ctx: Ctx, line: int, top: bool = False,
@@ -326,6 +346,7 @@ class ProgramGen(ExpressionGen):
                 raise self.fail(line, f"{name!r} is the same in every thread of the block, but its value here is "
                                       "per thread")
             self.emit(f"{target} = {typed(v)}")
+        self.frame.consts.pop(name, None)
         base = name.split("#")[0]
         # assigned once: wherever a correct kernel reads it, it holds this value (a read before the
         # assignment is a fault the simulator reports), so a fixed function of the thread index stays known
@@ -447,8 +468,14 @@ class ProgramGen(ExpressionGen):
         base = self.frame.prefix + f"_loc{s.decl}_{_sanitize(s.name)}"
         t = Array(s.dtype, len(s.shape), "C", "local")
         store = "tl.int8" if s.dtype.is_bool else tl_type(s.dtype)
-        self.emit(f"{base} = tl.zeros([{self.P}, {width}], {store})")
-        return ArrayRef("local", base, t, [str(d) for d in s.shape], strides, s.name, decl=s.decl, width=width)
+        split = s.decl not in self.tabled and numel <= UNROLL_BUDGET
+        if split:           # first try: every index a constant, each element a register of its own
+            for k in range(numel):
+                self.emit(f"{base}_{k} = tl.zeros([{self.P}], {store})")
+        else:
+            self.emit(f"{base} = tl.zeros([{self.P}, {width}], {store})")
+        return ArrayRef("local", base, t, [str(d) for d in s.shape], strides, s.name, decl=s.decl, width=width,
+                        split=split)
 
     # -- statements ------------------------------------------------------------------------------------------
     def block(self, body: list[N.Stmt], ctx: Ctx, top: bool = False) -> None:
@@ -507,8 +534,9 @@ class ProgramGen(ExpressionGen):
             # are not calling it): none reads the local again, so there is nothing to merge with
             self.assign_local(s.target, s.value.type, v, ctx, s.line, top, fresh=top)
         elif isinstance(s, N.Store):
-            val = self.value(s.value, ctx)
             ref = self.array_of(s.array, ctx)
+            # a per-thread register takes the expression itself; anything else a temporary (computed once)
+            val = self.expr(s.value, ctx) if ref.kind == "local" and ref.split else self.value(s.value, ctx)
             off = self.flat_index(ref, s.index, ctx)
             self.memory.store(self, ref, off, val, ctx, s.line)
         elif isinstance(s, N.ExprStmt):
@@ -531,6 +559,8 @@ class ProgramGen(ExpressionGen):
             self.return_stmt(s, ctx, top and last)
             return True
         elif isinstance(s, (N.Barrier, N.SyncWarp, N.Fence)):
+            if isinstance(s, N.Barrier) and s.grid:
+                raise self.fail(s.line, "a grid group's sync() (Triton programs cannot wait for one another)")
             if isinstance(s, N.SyncWarp):
                 self.expr(s.mask, ctx)
             self.emit("tl.debug_barrier()")
@@ -621,15 +651,30 @@ class ProgramGen(ExpressionGen):
             start, stop, step = (self.value(x, ctx) for x in (s.start, s.stop, s.step))
             if not (inner.vector or inner.scalar) and self.unrolled(s, ctx, start, stop, step):
                 return
+            if plain and tile_product(self, s, ctx, start, stop, step):
+                return
+            if plain and self.written_out(s, ctx, start, stop, step):
+                return
             if plain and step.lit and step.value != 0:
                 k = self.tmp("_k")
+                head = len(self.out)
                 self.emit(f"for {k} in range({typed(start)}, {typed(stop)}, {step.code}):")
                 self.indent += 1
                 self.fenced = False
+                outer, self.scratch_dot = self.scratch_dot, False
                 body_ctx = ctx.child(Loop())
                 self.assign_local(s.var, s.start.type, Val(f"tl.cast({k}, {tl_type(s.start.type)})", s.start.type),
                                   body_ctx, s.line)
                 self.block(s.body, body_ctx)
+                if self.scratch_dot:
+                    # Triton may software-pipeline the loads that feed a tl.dot in a loop, loading the next
+                    # step's scratch tile before this step's stores to it (only the program's barriers order
+                    # them, and the pipeliner does not read those as a dependence): one stage. (triton 3.6 and
+                    # 3.9 do not pipeline puzzle 49's tile loads either way: no async copy in its TTGIR.)
+                    ind, code, line = self.out[head]
+                    self.out[head] = (ind, f"for {k} in tl.range({typed(start)}, {typed(stop)}, {step.code}, "
+                                           "num_stages=1):", line)
+                self.scratch_dot = outer
                 self.indent -= 1
                 self.fenced = False
                 return
@@ -674,6 +719,69 @@ class ProgramGen(ExpressionGen):
             self.block(s.body, body)
             self.frame.affine.pop(s.var, None)
         return True
+
+    def written_out(self, s: N.ForRange, ctx: Ctx, start: Val, stop: Val, step: Val) -> bool:
+        """``for v in range(A, B, C)`` with constant bounds and a few iterations, whose body indexes a
+        per-thread array held as one register per element: written out iteration by iteration with ``v`` a
+        constant in each, so that every index is known and names its register, as a CUDA compiler unrolls
+        such a loop (a ``[lanes, L]`` table would cost L operations per access). True if done."""
+        if not (start.lit and stop.lit and step.lit and int(step.value) != 0):
+            return False
+        values = range(int(start.value), int(stop.value), int(step.value))
+        if not 1 <= len(values) <= STATIC_UNROLL or self.unroll_copies * len(values) > UNROLL_BUDGET:
+            return False
+        if not self.indexes_split_local(s.body, s.var) or any(isinstance(x, N.Assign) and x.target == s.var
+                                                       for x in walk_stmts(s.body)):
+            return False
+        t = s.start.type
+        self.unroll_copies *= len(values)
+        for value in values:       # each read of the variable is the constant: nothing assigns it inside
+            body = ctx.child(Loop())
+            self.frame.consts[s.var] = literal(value, t)
+            self.block(s.body, body)
+            self.frame.consts.pop(s.var, None)
+        self.unroll_copies //= len(values)
+        self.cur_line = s.line     # after the loop it holds its last value
+        self.assign_local(s.var, t, literal(values[-1], t), ctx, s.line)
+        return True
+
+    def indexes_split_local(self, body: list[N.Stmt], var: str) -> bool:
+        """Some load or store in ``body`` indexes a per-thread array of this frame held as registers with an
+        index that depends on ``var`` (directly or through locals computed from it). A loop whose variable
+        reaches no such index stays a loop: its body's own loops are written out where they index (puzzle 51's
+        ``for q in range(BK)`` around its 8 x 8 register tile was 8 copies of 80 statements)."""
+        from ...ir.walk import children
+
+        def names(e: N.Expr) -> set[str]:
+            return {x.name for x in walk_exprs(e) if isinstance(x, N.Var)}
+
+        tainted = {var}
+        grew = True
+        while grew:
+            grew = False
+            for st in walk_stmts(body):
+                if isinstance(st, N.Assign) and st.target not in tainted and names(st.value) & tainted:
+                    tainted.add(st.target)
+                    grew = True
+                elif isinstance(st, N.ForRange) and st.var not in tainted and \
+                        (names(st.start) | names(st.stop) | names(st.step)) & tainted:
+                    tainted.add(st.var)
+                    grew = True
+
+        def split(e: N.Expr) -> bool:
+            ref = self.frame.arrays.get(e.name) if isinstance(e, N.Var) else None
+            return ref is not None and ref.kind == "local" and ref.split
+
+        def reaches(index: list[N.Expr]) -> bool:
+            return any(names(i) & tainted for i in index)
+
+        for st in walk_stmts(body):
+            if isinstance(st, N.Store) and split(st.array) and reaches(st.index):
+                return True
+            for e in children(st):
+                if any(isinstance(x, N.Load) and split(x.array) and reaches(x.index) for x in walk_exprs(e)):
+                    return True
+        return False
 
     def loop_flags(self, inner: Exits) -> Loop:
         info = Loop()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...device import WARP_SIZE
 from ...ir import nodes as N
 from ...ir.types import BOOL, INT32, INT64, Array, Scalar, Tuple
 from ...ir.values import convert, python_value
@@ -118,7 +119,7 @@ class ExpressionGen:
         if name.startswith("blockDim."):
             return literal(self.block_shape[" xyz".index(name[-1]) - 1], INT32)
         if name == "warpsize":
-            return literal(32, INT32)
+            return literal(WARP_SIZE, INT32)
         if name == "laneid":
             self.uses.add("laneid")
             return Val("_laneid", INT32, vec=True)

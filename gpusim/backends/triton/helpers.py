@@ -3,6 +3,8 @@ that a printed program is complete and runs on its own."""
 
 from __future__ import annotations
 
+from ...device import WARP_SIZE
+
 HELPERS = {
     "floordiv": '''
 @triton.jit
@@ -45,24 +47,28 @@ def _mod_float(a, b):
     "ballot": '''
 @triton.jit
 def _ballot(pred, P: tl.constexpr):
-    """Per lane, the bits of the lanes of its warp (32 consecutive lanes) where ``pred`` holds."""
+    """Per lane, the bits of the lanes of its warp (_WARP_ consecutive lanes) where ``pred`` holds."""
     lane = tl.arange(0, P)
-    bits = tl.where(pred, tl.full([P], 1, tl.int64) << (lane % 32).to(tl.int64), 0)
-    warp = tl.sum(tl.reshape(bits, (P // 32, 32)), 1)
-    return tl.reshape(tl.broadcast_to(warp[:, None], (P // 32, 32)), (P,))
+    bits = tl.where(pred, tl.full([P], 1, tl.int64) << (lane % _WARP_).to(tl.int64), 0)
+    warp = tl.sum(tl.reshape(bits, (P // _WARP_, _WARP_)), 1)
+    return tl.reshape(tl.broadcast_to(warp[:, None], (P // _WARP_, _WARP_)), (P,))
 ''',
     "match_any": '''
 @triton.jit
 def _match_any(v, part, P: tl.constexpr):
     """Per lane, the bits of the lanes of its warp taking part (``part``) that hold the lane's value."""
-    v2 = tl.reshape(v, (P // 32, 32))
-    p2 = tl.reshape(part, (P // 32, 32))
+    v2 = tl.reshape(v, (P // _WARP_, _WARP_))
+    p2 = tl.reshape(part, (P // _WARP_, _WARP_))
     same = (v2[:, :, None] == v2[:, None, :]) & p2[:, None, :]
-    col = tl.arange(0, 32).to(tl.int64)
-    bits = tl.sum(tl.where(same, tl.full([32], 1, tl.int64)[None, None, :] << col[None, None, :], 0), 2)
+    col = tl.arange(0, _WARP_).to(tl.int64)
+    bits = tl.sum(tl.where(same, tl.full([_WARP_], 1, tl.int64)[None, None, :] << col[None, None, :], 0), 2)
     return tl.reshape(bits, (P,))
 ''',
 }
+
+
+# the warp's width, written into the helpers' text (a Triton function reads no Python global)
+HELPERS = {name: text.replace("_WARP_", str(WARP_SIZE)) for name, text in HELPERS.items()}
 
 
 def helper_source(names: list[str]) -> str:

@@ -11,6 +11,8 @@ Needs torch and triton (the optional ``[gpu]`` extra); nothing else in gpusim im
 * ``bind(program, values, grid, device)`` turns the CUDA arguments (torch tensors for arrays, numbers)
   into the kernel's argument list, with the constant arrays and a scratch region of the right size.
 * ``run(program, grid, args, interpret=...)`` runs a launch on NumPy arrays (writing results back into them).
+* ``check_binding(program, bound)`` passes a launch's arguments through Triton's own argument binder
+  (no GPU needed), which is where a parameter name Triton uses itself fails.
 * ``compile_aot(program, target)`` compiles the module for a GPU that need not be present
   (``triton.compile`` with a ``GPUTarget``, sm_90 by default): code the interpreter accepts and the
   compiler rejects fails here.
@@ -33,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from ...device import WARP_SIZE
 from .program import Program
 
 _lock = threading.Lock()
@@ -210,9 +213,22 @@ def compile_aot(program: Program, target=None, signature: dict[str, str] | None 
     sig = dict(program.signature)
     if signature:
         sig.update(signature)
-    target = target or GPUTarget("cuda", 90, 32)
+    target = target or GPUTarget("cuda", 90, WARP_SIZE)
     src = ASTSource(fn, sig, {})
     return triton.compile(src, target=target, options={"num_warps": program.num_warps, "enable_fp_fusion": False})
+
+
+def check_binding(program: Program, bound: Bound) -> None:
+    """Pass a launch's arguments through the function Triton binds them with before it launches
+    (``create_function_from_signature``: names, launch options, the specialisation of every value) without
+    a GPU: CPU tensors are enough. ``compile_aot`` never calls it, and a launch fails there first (a kernel
+    parameter named ``params`` was the binder's own dict). Raises what Triton raises."""
+    from triton.backends.compiler import BaseBackend
+    from triton.runtime.jit import create_function_from_signature
+
+    fn = load(program, interpret=False)
+    binder = create_function_from_signature(fn.signature, fn.params, BaseBackend)
+    binder(*bound.args, num_warps=program.num_warps, enable_fp_fusion=False, debug=False)
 
 
 # ------------------------------------------------------------------------------------------ interpreter

@@ -36,6 +36,15 @@ class Respill(Exception):
         self.decl, self.why = decl, why
 
 
+class Retable(Exception):
+    """A per-thread array held as one register per element is indexed with a value known only at run time:
+    translate again with it as a ``[lanes, L]`` table."""
+
+    def __init__(self, decl: int):
+        super().__init__(decl)
+        self.decl = decl
+
+
 class NewPlane(Exception):
     """A register shared array has a store pattern not seen before: generate again, knowing it."""
 
@@ -157,8 +166,23 @@ class Memory:
         return Val(code, t, vec=off.vec, pure=False)
 
     def load_local(self, g, ref: ArrayRef, off: Val) -> Val:
+        if ref.split:
+            name = self.local_element(ref, off)
+            t = ref.dtype
+            return Val(f"({name} != 0)" if t.is_bool else name, t, vec=True, pure=False)
         hit = self.local_hit(ref, off)
         return Val(g.pick(ref.base, ref.dtype, hit, 1), ref.dtype, vec=True, pure=False)
+
+    @staticmethod
+    def local_element(ref: ArrayRef, off: Val) -> str:
+        """The register of element ``off`` of a split per-thread array (``Retable`` unless ``off`` is a
+        constant inside it: the simulator reports an index outside it as a fault)."""
+        numel = 1
+        for d in ref.shape:
+            numel *= int(d)
+        if not (off.lit and 0 <= int(off.value) < numel):
+            raise Retable(ref.decl)
+        return f"{ref.base}_{int(off.value)}"
 
     @staticmethod
     def local_hit(ref: ArrayRef, off: Val) -> str:
@@ -179,6 +203,11 @@ class Memory:
                 raise NewPlane()
             v = g.vector(f"{typed(val)}.to(tl.int8)" if t.is_bool else typed(val), val.vec)
             g.emit(f"{tensor} = {v}" if ctx.full else f"{tensor} = tl.where({ctx.m}, {v}, {tensor})")
+            return
+        if ref.kind == "local" and ref.split:
+            name = self.local_element(ref, off)
+            v = g.vector(f"{typed(val)}.to(tl.int8)" if t.is_bool else typed(val), val.vec)
+            g.emit(f"{name} = {v}" if ctx.full else f"{name} = tl.where({ctx.m}, {v}, {name})")
             return
         if ref.kind == "local":
             hit = self.local_hit(ref, off)

@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...device import WARP_SIZE
 from ...ir import nodes as N
 from ...ir.walk import walk_stmts
 from .codegen import NotTranslatable, ProgramGen
 from .helpers import helper_source
-from .memory import NewPlane, Respill
+from .memory import NewPlane, Respill, Retable
 
 MAX_THREADS = 1024
 COMMENT_COLUMN = 64
@@ -55,7 +56,7 @@ def param_name(p: tuple) -> str:
 
 def lanes_for(block: tuple[int, int, int]) -> int:
     t = block[0] * block[1] * block[2]
-    p = 32
+    p = WARP_SIZE
     while p < t:
         p *= 2
     return p
@@ -77,8 +78,10 @@ def translate(module: N.Module, block, dynamic_shared: int = 0, *, guard: bool =
             if isinstance(s, N.SharedDecl) and not s.dynamic:
                 register.add(s.decl)
     planes: dict = {}
-    while True:   # each retry learns a register array's store pattern or sends one to scratch: it ends
-        gen = ProgramGen(module, block, int(dynamic_shared), register, guard, planes)
+    tabled: set[int] = set()
+    while True:   # each retry learns a register array's store pattern, sends one to scratch, or makes a
+        #          per-thread array a table: it ends
+        gen = ProgramGen(module, block, int(dynamic_shared), register, guard, planes, tabled)
         try:
             lines = gen.kernel()
             break
@@ -87,6 +90,8 @@ def translate(module: N.Module, block, dynamic_shared: int = 0, *, guard: bool =
         except Respill as r:
             register.discard(r.decl)
             planes.pop(r.decl, None)
+        except Retable as r:
+            tabled.add(r.decl)
     return _assemble(module, gen, lines, block)
 
 
@@ -159,7 +164,7 @@ def _assemble(module: N.Module, gen: ProgramGen, lines: list, block: tuple[int, 
     regs = [r.name for r in gen.shared.values() if r.kind == "reg"]
     scr = [r.name for r in gen.shared.values() if r.kind == "ptr"]
     return Program(name=fn.py_name, source=source, block=block, lanes=gen.P,
-                   num_warps=max(1, min(8, gen.P // 32)), params=params, signature=dict(zip(names, signature)),
+                   num_warps=max(1, min(8, gen.P // WARP_SIZE)), params=params, signature=dict(zip(names, signature)),
                    smem_bytes=total if scratch else 0, line_map=line_map, filename=module.filename,
                    register_arrays=regs, scratch_arrays=scr)
 

@@ -68,6 +68,7 @@ class ArrayRef:
     decl: int | None = None
     scratch: bool = False            # shared memory in the scratch region: fenced with barriers
     width: int = 0                   # "local": the table's padded row length
+    split: bool = False              # "local": one [lanes] tensor per element, ``{base}_{k}`` (constant indices)
     planes: list[tuple[Affine, str]] = field(default_factory=list)   # "reg": (store map, tensor) pairs
 
     @property
@@ -106,6 +107,7 @@ class Frame:
     names: dict[tuple[str, Type], str] = field(default_factory=dict)
     arrays: dict[str, ArrayRef] = field(default_factory=dict)
     affine: dict[str, Affine] = field(default_factory=dict)
+    consts: dict[str, Val] = field(default_factory=dict)   # loop variables of a written-out iteration
     result: str = ""                 # the result variable of a device function
     done: str = ""                   # the mask of lanes that returned (a name), or "" until needed
     single: set[str] = field(default_factory=set)   # locals assigned exactly once, at the top level

@@ -12,6 +12,7 @@ Only the lanes executing the operation (the mask) and named in its member mask t
 
 from __future__ import annotations
 
+from ...device import WARP_SIZE
 from ...ir import nodes as N
 from ...ir.types import BOOL, INT32, UINT32, Tuple
 from .expressions import literal, typed
@@ -35,11 +36,12 @@ class Warps:
             return v
         a = g.value(e.lane, ctx)
         g.uses.add("laneid")
-        k = literal(int(a.value) & 31, INT32) if a.lit else Val(f"({a.code}.to(tl.int32) & 31)", INT32, vec=a.vec)
+        k = literal(int(a.value) & (WARP_SIZE - 1), INT32) if a.lit else \
+            Val(f"({a.code}.to(tl.int32) & {WARP_SIZE - 1})", INT32, vec=a.vec)
         base = "(_lane - _laneid)"
         src = {"idx": f"{base} + {k.code}",
                "up": f"tl.where(_laneid >= {k.code}, _lane - {k.code}, _lane)",
-               "down": f"tl.where(_laneid + {k.code} < 32, _lane + {k.code}, _lane)",
+               "down": f"tl.where(_laneid + {k.code} < {WARP_SIZE}, _lane + {k.code}, _lane)",
                "xor": f"{base} + (_laneid ^ {k.code})"}[e.kind]
         if g.threads < g.P:
             src = f"tl.where(({src}) < {g.threads}, {src}, _lane)"

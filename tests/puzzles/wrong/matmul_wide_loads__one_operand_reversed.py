@@ -10,7 +10,7 @@ PADDED = WORDS + 1
 
 
 @cuda.jit
-def matmul_int8_wide(a4, b4, c):
+def matmul_int8_wide(a8, a4, b8, b4, c):
     sa = cuda.shared.array((TILE, WORDS), numba.int32)
     sb = cuda.shared.array((TILE, PADDED), numba.int32)
     m = a4.shape[0]
