@@ -253,8 +253,10 @@ class RegionEmitter:
         L(f"if {slot.bounds_code(inames)}:")
         self.indent += 1
         L(f"e_ = {slot.flat_code(inames)}")
-        L(f"EV[{j}, n{j}_] = e_")
-        L(f"EL[{j}, n{j}_] = l")
+        if slot.space == "local" or slot.tracked or self.instrument or self.trace:
+            # staged for the replay (rt_access.site_events); an access nothing observes is only counted
+            L(f"EV[{j}, n{j}_] = e_")
+            L(f"EL[{j}, n{j}_] = l")
         L(f"n{j}_ += 1")
         data = self.data_index(slot, inames)
         if op.kind == "load":

@@ -105,7 +105,9 @@ def site_events(P, EV, EL, n, gt0, b0, T, NW, now, res, W, A, Rr, BT, WBT, LW, c
     base = BASE[slot] if space == 0 else (SHB[slot] if space == 1 else 0)
     seg0 = SEG0[slot]
     distinct = instr and space != 2 and I[I_DISTINCT] != 0
-    for k in range(n):
+    # an access nothing observes lane by lane (an untracked array, no counts, no trace rows): no lane loop
+    busy = space == 2 or tracked or instr or tsok
+    for k in range(n if busy else 0):
         e = EV[k]
         lane = EL[k]
         g = gt0 + lane
