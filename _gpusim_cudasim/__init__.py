@@ -14,7 +14,9 @@ Settings (the environment is how child processes inherit them):
 * ``GPUSIM_CUDASIM`` — ``1`` (a kernel gpusim cannot run falls back to numba's simulator, said once per
   kernel on stderr) or ``strict`` (such a kernel is an error). Unset, empty or ``0``: off.
 * ``GPUSIM_CUDASIM_FAULTS`` — what a fault gpusim finds does: ``raise`` (the default) or ``off``, for all
-  kinds or per kind, e.g. ``race=off,uninit=off`` (kinds: oob, race, divergence, uninit, timeout, limit).
+  kinds or per kind, e.g. ``race=off,uninit=off`` (kinds: oob, race, skipped, divergence, uninit, timeout,
+  limit).
+* ``GPUSIM_CUDASIM_MAX_STEPS`` — a launch's step budget (``gpusim.cudasim.adapter.MAX_STEPS`` by default).
 
 This package lives outside ``gpusim/`` only so that it can be imported without importing gpusim.
 (PYTEST_DONT_REWRITE: the hook imports this before pytest starts, and pytest would warn that it is too late to
@@ -103,6 +105,12 @@ def _attach() -> None:
     adapter.attach(settings["mode"], settings["faults"])
 
 
+def _patch_random(module) -> None:
+    adapter = sys.modules.get("gpusim.cudasim.adapter")
+    if settings is not None and adapter is not None:
+        adapter.patch_random(module)
+
+
 # ------------------------------------------------------------------------------------------- the finder
 
 _MLIR = "numba_cuda_mlir.cuda"
@@ -126,6 +134,11 @@ class _Finder(importlib.abc.MetaPathFinder):
             if spec is not None and spec.loader is not None:
                 spec.loader = _AttachAfter(spec.loader)
             return spec
+        if name == "numba.cuda.random":  # its host-side set-up of generators: vectorised (adapter.patch_random)
+            spec = self._spec_from_others(name, path, target)
+            if spec is not None and spec.loader is not None:
+                spec.loader = _AttachAfter(spec.loader, _patch_random)
+            return spec
         if name == _MLIR or name.startswith(_MLIR + "."):
             return importlib.machinery.ModuleSpec(name, _Alias("numba.cuda" + name[len(_MLIR):]))
         return None
@@ -141,17 +154,21 @@ class _Finder(importlib.abc.MetaPathFinder):
 
 
 class _AttachAfter(importlib.abc.Loader):
-    """Runs the real loader, then attaches gpusim to the simulator it set up."""
+    """Runs the real loader, then attaches gpusim to the simulator it set up (or ``then(module)``)."""
 
-    def __init__(self, loader):
+    def __init__(self, loader, then=None):
         self.loader = loader
+        self.then = then
 
     def create_module(self, spec):
         return self.loader.create_module(spec)
 
     def exec_module(self, module):
         self.loader.exec_module(module)
-        _attach()
+        if self.then is None:
+            _attach()
+        else:
+            self.then(module)
 
     def __getattr__(self, name):  # get_code, get_source, is_package, ... of the real loader
         return getattr(self.loader, name)

@@ -23,8 +23,8 @@ def pytest_addoption(parser):
                     help="as --gpusim, but a kernel gpusim cannot run is an error")
     group.addoption("--gpusim-faults", metavar="POLICY", default=None,
                     help="what a fault gpusim finds does: raise, report (a line on stderr and in the summary), off, "
-                         "or per kind, e.g. race=raise,uninit=off (kinds: oob, race, divergence, uninit, timeout, "
-                         "limit; by default race and uninit are reported, the rest raised)")
+                         "or per kind, e.g. race=raise,uninit=off (kinds: oob, race, skipped, divergence, uninit, "
+                         "timeout, limit; by default race, uninit and skipped are reported, the rest raised)")
 
 
 @pytest.hookimpl(tryfirst=True)

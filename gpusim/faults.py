@@ -37,6 +37,11 @@ class UnsupportedConstruct(KernelCompileError):
     """The kernel uses Python that numba-cuda (or gpusim) does not run on a GPU."""
 
 
+class KernelTypeError(UnsupportedConstruct):
+    """An argument of a type numba-cuda's typing rejects (a float warp mask): numba raises its ``TypingError``
+    for it when the kernel is compiled, so the drop-in raises that at ``cuda.jit(signature)``."""
+
+
 class KernelSyntaxError(KernelCompileError):
     """The kernel's file is not valid Python."""
 
@@ -138,7 +143,11 @@ class DataRace(KernelFault):
 
 @dataclass(eq=False)
 class BarrierDivergence(KernelFault):
-    """A barrier or warp intrinsic reached by only part of the threads it needs."""
+    """A barrier or warp intrinsic reached by only part of the threads it needs. ``skipped_by_exiting``: a
+    barrier that the threads missing from it skip only on their way out of the kernel (a GPU runs it as if they
+    had returned first: ``gpusim.backends.lanes.barriers``)."""
+
+    skipped_by_exiting: bool = False
 
 
 @dataclass(eq=False)

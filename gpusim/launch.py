@@ -87,6 +87,9 @@ def arg_type(value: Any, name: str, code: Any = None) -> Type:
             raise UnsupportedConstruct(f"argument {name!r} is a {value.dtype} array: {what} not supported by gpusim "
                                        "yet", filename=filename, lineno=lineno,
                                        source_line=linecache.getline(filename, lineno).rstrip("\n"))
+        if value.dtype.kind in "SU" and value.dtype.isnative and value.dtype.itemsize:  # numba: (Unicode)CharSeq
+            t = _ARRAY_TYPES[key] = array_of(value)
+            return t
         if value.dtype.kind not in "biufc" or not value.dtype.isnative or value.dtype.itemsize > 16:
             raise LaunchError(f"argument {name!r} has dtype {value.dtype}; use numeric arrays")
         t = _ARRAY_TYPES[key] = array_of(value)

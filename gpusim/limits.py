@@ -98,7 +98,8 @@ def declared(module: N.Module) -> Memory:
                     dynamic.add(s.dtype.dtype.itemsize)
                     continue
                 size = int(np.prod(s.shape, dtype=object))
-                mem.static_shared = (mem.static_shared + 15) // 16 * 16 + size * s.dtype.dtype.itemsize
+                align = max(16, s.alignment or 16)  # alignment= pads to its multiple, as the GPU places it
+                mem.static_shared = (mem.static_shared + align - 1) // align * align + size * s.dtype.dtype.itemsize
                 mem.shared_elements += size
             elif isinstance(s, N.LocalDecl):
                 mem.arrays += 1

@@ -88,7 +88,7 @@ from .device import WARP_SIZE
 from .observe.flops import flop_total
 from .workload import Workload
 
-MODEL_VERSION = "rounds-1"
+MODEL_VERSION = "rounds-2"   # 2: remainder trips of runtime-unrolled loops wait one by one
 SECTOR = 32
 LIMITS = ("launch", "dram", "l2", "latency", "blocks", "shared", "atomics", "compute")
 

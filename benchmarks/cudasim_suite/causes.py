@@ -105,7 +105,8 @@ def comparison(sim: dict, other: dict) -> str:
     return "\n".join(lines)
 
 
-def write_doc(path: Path, runs: list[dict], baseline: dict, version: str, unskip: bool, left_out: list[str]) -> None:
+def write_doc(path: Path, runs: list[dict], baseline: dict, version: str, unskip: bool,
+              left_out: dict[str, str]) -> None:
     """Rewrite ``path``'s section for this kind of run (the whole suite, or ``--unskip``), keeping the other."""
     old = path.read_text() if path.exists() else ""
     sections = {k: _between(old, _MARK.format(k), f"<!-- /{k} -->") for k in ("suite", "unskipped")}
@@ -176,13 +177,11 @@ def _suite_section(runs: list[dict], baseline: dict, version: str) -> str:
     return "\n".join(out)
 
 
-def _unskipped_section(runs: list[dict], left_out: list[str]) -> str:
+def _unskipped_section(runs: list[dict], left_out: dict[str, str]) -> str:
     out = ["## Un-skipped: `test_warp_ops` and `doc_examples`", "",
            "numba's simulator skips these (no warp intrinsics; `cuda` imported inside a function). Run on gpusim "
            "only, with their `skip_on_cudasim` marks lifted: `python -m benchmarks.cudasim_suite --unskip --write`. "
-           "Left out: " + ", ".join(f"`{m.rsplit('.', 1)[1]}`" for m in left_out) + " (their host-side "
-           "`create_xoroshiro128p_states` for a million states runs in object mode and did not finish within "
-           "minutes on any engine, numba's simulator included).", ""]
+           + " ".join(f"Left out: `{m.rsplit('.', 1)[1]}`: {why}." for m, why in left_out.items()), ""]
     ids = sorted({t["id"] for r in runs for t in r["tests"]})
     by_run = [{t["id"]: t for t in r["tests"]} for r in runs]
     out += ["| test | " + " | ".join(r["label"] for r in runs) + " |", "|---|" + "---|" * len(runs)]

@@ -185,20 +185,37 @@ def print_table(rows: list[dict]) -> None:
                   f"{100 * bw / copy_bw:>6.1f}%  {'' if 'correct' not in r else ('yes' if r['correct'] else 'NO')}")
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def parse_args(argv, doc: str) -> argparse.Namespace:
+    """The options this script and ``transpose_variants.py`` share."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[26, 24], help="log2 of the element counts")
     ap.add_argument("--samples", type=int, default=15)
     ap.add_argument("--json", help="also write the rows here")
-    args = ap.parse_args(argv)
-    started = time.perf_counter()
+    return ap.parse_args(argv)
+
+
+def device() -> tuple[int, int, str]:
+    """(SMs, L2 bytes, name) of the current device (an H200's SMs and a 1 MiB L2 on numba's simulator)."""
     if SIM:
-        sms, l2, name = SMS, 1 << 20, "numba's simulator (times are meaningless)"
-    else:
-        dev = cuda.get_current_device()
-        sms = dev.MULTIPROCESSOR_COUNT
-        l2 = dev.L2_CACHE_SIZE
-        name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+        return SMS, 1 << 20, "numba's simulator (times are meaningless)"
+    dev = cuda.get_current_device()
+    name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+    return dev.MULTIPROCESSOR_COUNT, dev.L2_CACHE_SIZE, name
+
+
+def finish(rows: list[dict], started: float, json_path: str | None) -> int:
+    """Print the time taken, write the rows, and the exit status: 0 when every output was right."""
+    print(f"({time.perf_counter() - started:.1f} s)")
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(rows, f, indent=1)
+    return 0 if all(r.get("correct", True) for r in rows) else 1
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv, __doc__)
+    started = time.perf_counter()
+    sms, l2, name = device()
     print(f"device: {name}, {sms} SMs, L2 {l2 >> 20} MiB; float32 arrays; median of {args.samples} samples, "
           "L2 flushed, launch queued behind a spin")
     timer = Timer(l2, args.samples)
@@ -206,11 +223,7 @@ def main(argv=None) -> int:
     for log2n in args.sizes:
         rows += run_size(log2n, timer, sms)
     print_table(rows)
-    print(f"({time.perf_counter() - started:.1f} s)")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(rows, f, indent=1)
-    return 0 if all(r.get("correct", True) for r in rows) else 1
+    return finish(rows, started, args.json)
 
 
 if __name__ == "__main__":

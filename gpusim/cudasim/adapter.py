@@ -25,6 +25,7 @@ This module has no rules of its own: what a kernel means is gpusim's front end's
 from __future__ import annotations
 
 import functools
+import os
 import sys
 import time
 import types
@@ -33,10 +34,12 @@ from typing import Any
 
 import numpy as np
 
+from ..faults import KernelTimeout, KernelTypeError
 from ..frontend.compiler import DEBUG_MARK
 from ..frontend.names import CapturedDeviceArray
 from ..frontend.source import remember_exec_sources
-from ..launch import cooperative_max_blocks, launch
+from ..launch import DEFAULT_MAX_STEPS, arg_type, compile_kernel, cooperative_max_blocks, launch
+from . import pointers, xoroshiro
 from .policy import FaultPolicy, as_raised, is_limitation, kind_of, report_line
 
 
@@ -61,6 +64,14 @@ class _Settings:
 
 
 _settings = _Settings()
+
+#: the drop-in's step budget per launch (``GPUSIM_CUDASIM_MAX_STEPS`` sets another): twenty times
+#: ``gpusim.launch``'s (4e10, about half a minute of work), since a test suite's kernels are bigger than a puzzle's
+#: (numba's own heat-equation example does 1.3e10 steps: 1001 threads, 10,000 grid-synchronised steps), and an
+#: endless loop still ends with a ``KernelTimeout`` instead of a hang
+MAX_STEPS = 20 * DEFAULT_MAX_STEPS
+ENV_MAX_STEPS = "GPUSIM_CUDASIM_MAX_STEPS"
+_said_bad: set[str] = set()  # bad values of it already said on stderr
 _stats = Stats()
 _patched: dict[str, Any] = {}  # what attach replaced, for detach
 
@@ -100,6 +111,8 @@ def attach(mode: str = "fallback", faults: str | None = None) -> None:
         def keep_signature(fn):
             k = made(fn)
             k._gpusim_signature = func_or_sig
+            if not k._device:
+                _type_check(k, func_or_sig)
             return k
 
         return keep_signature
@@ -108,10 +121,23 @@ def attach(mode: str = "fallback", faults: str | None = None) -> None:
     _patched.update(call=original_call, jit=original_jit,
                     cooperative=kernel.FakeOverload.max_cooperative_grid_blocks)
     cls.__call__ = __call__
+    from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+
+    FakeCUDAArray.__cuda_array_interface__ = property(pointers.array_interface)
     kernel.FakeOverload.max_cooperative_grid_blocks = _max_cooperative_grid_blocks
     for mod in (api, simulator, sys.modules["numba.cuda"]):  # still being imported: not yet numba's attribute
         if getattr(mod, "jit", None) is original_jit:
             mod.jit = jit
+    if "numba.cuda.random" in sys.modules:  # else the start-up finder calls patch_random when it is imported
+        patch_random(sys.modules["numba.cuda.random"])
+
+
+def patch_random(module: Any) -> None:
+    """``numba.cuda.random``'s host-side set-up of its generators becomes the vectorised one (``xoroshiro``:
+    the same states; numba-cuda's loop runs in object mode under its simulator, hours for a million)."""
+    if _patched and "random_init" not in _patched:
+        _patched["random_init"] = module.init_xoroshiro128p_states_cpu
+        module.init_xoroshiro128p_states_cpu = xoroshiro.init_states
 
 
 def detach() -> None:
@@ -122,6 +148,11 @@ def detach() -> None:
     from numba.cuda.simulator import api, kernel
 
     kernel.FakeCUDAKernel.__call__ = _patched["call"]
+    from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+
+    del FakeCUDAArray.__cuda_array_interface__
+    if "random_init" in _patched:
+        sys.modules["numba.cuda.random"].init_xoroshiro128p_states_cpu = _patched["random_init"]
     kernel.FakeOverload.max_cooperative_grid_blocks = _patched["cooperative"]
     for mod in (api, simulator, sys.modules["numba.cuda"]):
         if getattr(mod, "jit", None) is not None and getattr(mod.jit, "__wrapped__", None) is _patched["jit"]:
@@ -153,12 +184,18 @@ def _launch(kernel: Any, args: tuple, original_call: Any) -> Any:
     t0 = time.perf_counter()
     retr: list = []
     moved = _move_arguments(kernel, args, retr)
-    values = _cast_to_signature(kernel, [_unwrap(v) for v in moved])
-    direct = [v for a, v in zip(args, values) if a is not None and _unwrap(a) is v and isinstance(v, np.ndarray)]
+    unwrapped = [_unwrap(v) for v in moved]
+    try:
+        values = _cast_to_signature(kernel, unwrapped)
+    except Exception as e:  # an address gpusim cannot follow
+        return _cannot_run(kernel, e, None, args, original_call, [], t0)
+    # the arrays gpusim writes in place (the caller's, and the memory behind a pointer): restored on a fallback
+    direct = [v for a, u, v in zip(args, unwrapped, values) if isinstance(v, np.ndarray)
+              and ((a is not None and _unwrap(a) is v) or not isinstance(u, np.ndarray))]
     saved = [(a, a.copy()) for a in direct] if _settings.mode == "fallback" else []
     try:
         report = launch(_frozen(kernel), grid, block, values, int(kernel.dynshared_size or 0),
-                        instrument=False, trace=False)
+                        instrument=False, trace=False, max_steps=_max_steps())
     except Exception as e:  # anything gpusim raises before a thread runs: it cannot run this launch
         return _cannot_run(kernel, e, None, args, original_call, saved, t0)
     kernel.last_report = report
@@ -171,12 +208,39 @@ def _launch(kernel: Any, args: tuple, original_call: Any) -> Any:
     _report(kernel, _settings.policy.to_report(report.faults))
     try:
         if fault is not None:
-            raise as_raised(fault) from None
+            raise _with_hint(as_raised(fault)) from None
         for write_back in retr:
             write_back()
     finally:
         _stats.gpusim_seconds += time.perf_counter() - t0
     return None
+
+
+def _max_steps() -> int:
+    """The step budget of a launch: ``GPUSIM_CUDASIM_MAX_STEPS`` (a positive integer, ``2e10`` or ``20_000``
+    style accepted) or ``MAX_STEPS``; a bad value is said once on stderr and the default used."""
+    text = os.environ.get(ENV_MAX_STEPS, "").strip()
+    if not text:
+        return MAX_STEPS
+    try:
+        value = float(text.replace("_", "")) if any(c in text for c in ".eE") else int(text.replace("_", ""))
+        if value >= 1 and value == int(value):
+            return int(value)
+    except ValueError:
+        pass
+    if text not in _said_bad:
+        _said_bad.add(text)
+        sys.stderr.write(f"gpusim: {ENV_MAX_STEPS}={text!r} is not a positive whole number of steps; using "
+                         f"{MAX_STEPS:,}\n")
+    return MAX_STEPS
+
+
+def _with_hint(error: BaseException) -> BaseException:
+    """A step-budget fault says how to give a kernel that really is this long more steps."""
+    if isinstance(error, KernelTimeout) and hasattr(error, "add_note"):
+        error.add_note(f"gpusim: if the kernel really is this long, {ENV_MAX_STEPS} raises the budget (now "
+                       f"{_max_steps():,} steps)")
+    return error
 
 
 def _write_output(report: Any) -> None:
@@ -260,6 +324,65 @@ def _is_signature(obj: Any) -> bool:
     return obj is not None and not callable(obj) and (is_signature(obj) or isinstance(obj, list))
 
 
+def _type_check(kernel: Any, sig: Any) -> None:
+    """numba compiles a kernel given signatures at ``cuda.jit``, and raises its ``TypingError`` there for an
+    argument type its typing rejects: gpusim's front end types the kernel for each signature now, and a
+    ``KernelTypeError`` becomes that ``TypingError``. Anything else gpusim cannot compile waits for the launch,
+    where the mode decides (strict: an error; fallback: numba's simulator runs it)."""
+    for one in sig if isinstance(sig, list) else [sig]:
+        types = _ir_types(kernel.py_func, one)
+        if types is None:
+            continue
+        try:
+            compile_kernel(kernel.py_func, instrument=False, signature=types)
+        except KernelTypeError as e:
+            raise _typing_error()(str(e)) from None
+        except Exception:  # gpusim's to say at the launch, by the mode
+            continue
+
+
+def _ir_types(func: Any, sig: Any) -> tuple | None:
+    """The IR types of an eager signature's parameters, for numeric scalars and arrays of them; None for a
+    signature with any other type (gpusim types those from the launch's arguments) or one numba rejects."""
+    from numba.cuda import types as nbtypes
+    from numba.cuda.core.sigutils import normalize_signature
+    from numba.cuda.np.numpy_support import as_dtype
+
+    try:
+        argtypes, _ = normalize_signature(sig)
+    except Exception:
+        return None
+    code = func.__code__
+    names = code.co_varnames[:code.co_argcount]
+    if len(argtypes) != len(names):
+        return None
+    examples = []
+    for ty in argtypes:
+        if isinstance(ty, (nbtypes.Integer, nbtypes.Float, nbtypes.Boolean)):
+            examples.append(as_dtype(ty).type(0))
+        elif isinstance(ty, nbtypes.Array) and isinstance(ty.dtype, (nbtypes.Integer, nbtypes.Float,
+                                                                     nbtypes.Boolean)):
+            examples.append(np.zeros((1,) * ty.ndim, as_dtype(ty.dtype), order="F" if ty.layout == "F" else "C"))
+        else:
+            return None
+    try:
+        return tuple(arg_type(v, n, code) for v, n in zip(examples, names))
+    except Exception:
+        return None
+
+
+@functools.cache
+def _typing_error() -> type:
+    """numba's ``TypingError`` as both numba (``numba.errors``) and numba-cuda (``numba.cuda.core.errors``)
+    define it: tests catch either."""
+    from numba.core import errors as numba_errors
+    from numba.cuda.core import errors as cuda_errors
+
+    if issubclass(cuda_errors.TypingError, numba_errors.TypingError):
+        return cuda_errors.TypingError
+    return type("TypingError", (cuda_errors.TypingError, numba_errors.TypingError), {"__module__": __name__})
+
+
 def _cast_to_signature(kernel: Any, values: list) -> list:
     """Scalars as the eager signature's types, as numba converts them (one signature only: with a list numba
     picks by the arguments' types, and gpusim already specialises on those)."""
@@ -269,17 +392,20 @@ def _cast_to_signature(kernel: Any, values: list) -> list:
     if not casts:
         return values
     out = list(values)
-    for i, (v, dtype) in enumerate(zip(values, casts)):
-        if dtype is not None and not isinstance(v, np.ndarray):
+    for i, (v, cast) in enumerate(zip(values, casts)):
+        if isinstance(cast, tuple) and isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+            out[i] = pointers.pointee(int(v), cast[1])     # ("pointer", dtype): the memory it points to
+        elif isinstance(cast, np.dtype) and not isinstance(v, np.ndarray):
             try:
-                out[i] = _converted(v, dtype)
+                out[i] = _converted(v, cast)
             except (TypeError, ValueError, OverflowError):
                 pass
     return out
 
 
 def _signature_casts(sig: Any) -> tuple:
-    """For each parameter of an eager signature, the dtype its scalar argument is converted to (None: as it
+    """For each parameter of an eager signature, the dtype its scalar argument is converted to, or
+    ``("pointer", dtype)`` for a ``CPointer`` of a number (an address: ``pointers.pointee``), or None (as it
     is); empty without a signature, with a list of them, or with one numba itself would reject (numba's to
     report). Found once per kernel."""
     if sig is None or isinstance(sig, list):
@@ -292,8 +418,10 @@ def _signature_casts(sig: Any) -> tuple:
         argtypes, _ = normalize_signature(sig)
     except Exception:
         return ()
-    return tuple(as_dtype(ty) if isinstance(ty, (nbtypes.Integer, nbtypes.Float, nbtypes.Boolean)) else None
-                 for ty in argtypes)
+    numbers = (nbtypes.Integer, nbtypes.Float, nbtypes.Boolean)
+    return tuple(as_dtype(ty) if isinstance(ty, numbers) else
+                 ("pointer", as_dtype(ty.dtype)) if isinstance(ty, nbtypes.CPointer) and isinstance(ty.dtype, numbers)
+                 else None for ty in argtypes)
 
 
 def _converted(value: Any, dtype: np.dtype) -> Any:

@@ -8,7 +8,8 @@ The policy is an action for every kind, or per kind (``"race=raise,uninit=off"``
 ``report`` it (one line on stderr per kernel and kind, naming the block, thread and line; the launch's results
 stand), or ``off``. By default a fault a GPU turns into a crash or an error is raised (out of bounds, a divergent
 barrier, a launch past its step budget or a limit) and a hazard that a GPU runs through with a result that may
-differ from run to run is reported (a data race, a read of shared memory no thread wrote): a test suite that
+differ from run to run is reported (a data race, a read of shared memory no thread wrote, a barrier skipped by
+threads on their way out of the kernel, which a GPU passes once they have exited): a test suite that
 passed on numba's simulator still passes, and says where its kernels are unsafe. ``raise`` makes every kind
 an error (``GPUSIM_CUDASIM_FAULTS=raise``, ``pytest --gpusim-faults=raise``).
 """
@@ -29,14 +30,23 @@ from ..faults import (
     UninitializedRead,
 )
 
-#: policy name -> the fault class it governs
+#: policy name -> the fault class it governs ("skipped": a barrier skipped only by threads leaving the kernel,
+#: ``BarrierDivergence.skipped_by_exiting``; "divergence": every other)
 KINDS: dict[str, type] = {
-    "oob": OutOfBounds, "race": DataRace, "divergence": BarrierDivergence, "uninit": UninitializedRead,
-    "timeout": KernelTimeout, "limit": KernelError,
+    "oob": OutOfBounds, "race": DataRace, "skipped": BarrierDivergence, "divergence": BarrierDivergence,
+    "uninit": UninitializedRead, "timeout": KernelTimeout, "limit": KernelError,
 }
 ACTIONS = ("raise", "report", "off")
 #: the kinds a GPU runs through without an error: reported by default
-HAZARDS = ("race", "uninit")
+HAZARDS = ("race", "uninit", "skipped")
+
+
+def _governs(kind: str, fault: KernelFault) -> bool:
+    if not isinstance(fault, KINDS[kind]):
+        return False
+    if isinstance(fault, BarrierDivergence):
+        return fault.skipped_by_exiting == (kind == "skipped")
+    return True
 
 
 @dataclass(frozen=True)
@@ -67,7 +77,7 @@ class FaultPolicy:
 
     def action(self, fault: KernelFault) -> str:
         for kind, action in self.actions:
-            if isinstance(fault, KINDS[kind]):
+            if _governs(kind, fault):
                 return action
         return "raise"
 
@@ -80,7 +90,7 @@ class FaultPolicy:
 
 def kind_of(fault: KernelFault) -> str:
     """The policy's name for the fault's kind ("race", "uninit", ...)."""
-    return next((k for k, cls in KINDS.items() if isinstance(fault, cls)), "fault")
+    return next((k for k in KINDS if _governs(k, fault)), "fault")
 
 
 def report_line(where: str, fault: KernelFault) -> str:

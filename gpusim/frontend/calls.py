@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..device import FULL_MASK
-from ..faults import KernelCompileError
+from ..faults import KernelCompileError, KernelTypeError
 from ..ir import nodes as N
 from ..ir.types import BOOL, INT32, INT64, UINT32, Array, Record, Scalar, Tuple, record, scalar
 from ..ir.walk import walk_exprs
@@ -147,7 +147,8 @@ class CallLowering:
 
     def mask(self, e: N.Expr, node: ast.AST) -> N.Expr:
         if not (isinstance(e.type, Scalar) and e.type.is_int):
-            raise self.error(node, f"a warp mask must be an integer, not {e.type}")
+            raise self.error(node, f"a warp mask must be an integer, not {e.type} (numba: Mask type must be an "
+                                   "integer)", KernelTypeError)
         return self.cast(e, UINT32)
 
     # -- entry points ------------------------------------------------------------------------------------------
@@ -174,6 +175,10 @@ class CallLowering:
             return done if isinstance(done, list) else [N.ExprStmt(done, line=line)]
         if ref is None and (synced := self.group_sync(node)) is not None:
             return synced
+        if isinstance(ref, CudaRef) and ref.path in ("shared.array", "local.array"):
+            # declared and never used: numba-cuda compiles it (and checks it) all the same
+            made = self.array_decl(node, ast.Name(self.tmp(), ast.Store(), lineno=line, col_offset=node.col_offset))
+            return [made[0]]
         e = self.call(node, used=False)
         return [] if e is None else [N.ExprStmt(e, line=line)]
 
@@ -336,7 +341,8 @@ class CallLowering:
             mask = self.mask(self.value_arg(args, "mask"), node)
             pred = self.value_arg(args, "predicate")
             if not (isinstance(pred.type, Scalar) and (pred.type.is_int or pred.type.is_bool)):
-                raise self.error(node, f"cuda.{path}: the predicate must be an integer or a bool, not {pred.type}")
+                raise self.error(node, f"cuda.{path}: the predicate must be an integer or a bool, not {pred.type} "
+                                       "(numba: Predicate must be an integer or boolean)", KernelTypeError)
             kind = _VOTES[path]
             return N.Vote(kind, mask, self.cast(pred, BOOL), type=INT32 if kind == "ballot" else BOOL, line=line)
         if path in ("match_any_sync", "match_all_sync"):
@@ -486,18 +492,29 @@ class CallLowering:
         dtype = self.dtype_value(dtype_node)
         if dtype is None:
             raise self.error(dtype_node, f"{ast.unparse(dtype_node)} is not a dtype")
-        align = args.get("alignment")
-        if isinstance(align, ast.AST) and not (isinstance(align, ast.Constant) and (
-                align.value is None or isinstance(align.value, int))):
-            raise self.error(align, "alignment must be a constant integer")
+        alignment = self.alignment(args.get("alignment"))
         st = self.kernel_element(dtype, dtype_node)
         decl = self.builder.new_decl()
         if ref.path == "shared.array":
             dynamic = tuple(shape) == (0,)
-            return (N.SharedDecl(target.id, target.id, tuple(shape), st, dynamic, decl, line=line),
+            return (N.SharedDecl(target.id, target.id, tuple(shape), st, dynamic, decl, alignment, line=line),
                     Array(st, len(shape), "C", "shared"))
-        return (N.LocalDecl(target.id, target.id, tuple(shape), st, decl, line=line),
+        return (N.LocalDecl(target.id, target.id, tuple(shape), st, decl, alignment, line=line),
                 Array(st, len(shape), "C", "local"))
+
+    def alignment(self, node: ast.AST | None) -> int | None:
+        """The ``alignment=`` of an array declaration, checked as numba-cuda checks it (a constant integer, a
+        positive power of two, a multiple of a pointer's 8 bytes); None where not given."""
+        if node is None or (isinstance(node, ast.Constant) and node.value is None):
+            return None
+        v = self.const_value(node)
+        if not isinstance(v, (int, np.integer)) or isinstance(v, (bool, np.bool_)):
+            raise self.error(node, "alignment must be a constant integer", KernelCompileError)
+        v = int(v)
+        why = ("positive" if v <= 0 else "a power of 2" if v & (v - 1) else "a multiple of 8" if v % 8 else None)
+        if why is not None:
+            raise self.error(node, f"Alignment must be {why} (alignment={v})", KernelCompileError)
+        return v
 
     def const_value(self, node: ast.AST, tuples: bool = False) -> Any:
         """A compile-time number: a literal, a local assigned once, from a literal (``N = 100``: numba's
@@ -597,6 +614,8 @@ class CallLowering:
             raise self.error(node, "range() can only be used in a for loop")
         if name == "print":
             raise self.error(node, "print() returns nothing: it cannot be used as a value")
+        if name == "isinstance":
+            return self.isinstance_call(node)
         if name == "tuple":  # tuple(t) of a tuple: its items (numba-cuda takes no other iterable here)
             if len(node.args) != 1 or node.keywords:
                 raise self.error(node, "tuple() in a kernel takes one tuple")

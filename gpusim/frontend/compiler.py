@@ -7,9 +7,16 @@ or rejects a construct.
 
 Device functions are typed per argument types, as numba specialises them. Lowering a caller that reaches a
 device function not typed yet stops, the callee is lowered, and the caller is lowered again: an explicit
-stack instead of recursion, so a chain of hundreds of device functions compiles, and recursion (a function
-reached again while it is being lowered) is found and named. Each compilation has its own ``Builder``: two
-threads compiling at once share nothing.
+stack instead of recursion, so a chain of hundreds of device functions compiles. Each compilation has its own
+``Builder``: two threads compiling at once share nothing.
+
+Recursion (a function reached again while it is being lowered, directly or through others) is typed as numba
+types it, by the returns that do not need the recursive call: those lowered before it (``if n < 2: return
+n``), or, where none are, those a probe lowering finds when every path that reaches the call is cut off
+(``if n > 0: return f(n - 1) + 1`` / ``return 0``); with none at all it is numba's "runaway recursion". Once
+the function is lowered, its return type must be the one assumed; if not, it is lowered again with the new
+one (and so is every function lowered while it was on the stack), up to ``MAX_RECURSION_ROUNDS`` times ("does
+not converge" after that).
 """
 
 from __future__ import annotations
@@ -24,10 +31,11 @@ import numpy as np
 from ..faults import KernelCompileError, UnsupportedConstruct
 from ..ir import nodes as N
 from ..ir.fma import contract
-from ..ir.types import Type
+from ..ir.types import NONE, Type
 from ..ir.uniformity import analyse
+from . import typing as ty
 from .constants import fold_literals
-from .lower import FunctionLowering
+from .lower import FunctionLowering, UnknownReturn
 from .source import Source, func_globals, read_source
 
 #: a kernel function with this attribute set is compiled as numba-cuda's ``debug=True`` compiles it (the drop-in
@@ -40,6 +48,9 @@ MAX_CALL_DEPTH = 10_000
 #: before its source is read, in well under a second)
 MAX_FUNCTION_BYTECODE = 64 * 1024
 MAX_MODULE_BYTECODE = 256 * 1024
+#: times a recursive function is lowered again because its return type differed from the one its recursive
+#: calls assumed
+MAX_RECURSION_ROUNDS = 8
 
 
 #: code object -> {file: its parsed, folded source}: a tree the lowering only reads, so one parse serves every
@@ -66,6 +77,14 @@ class _NeedCallee(Exception):
         self.caller = caller
 
 
+class _Recursive:
+    """What a recursive call sees of a function still being lowered: its name and its assumed return type."""
+
+    def __init__(self, name: str, return_type: Type):
+        self.name = name
+        self.return_type = return_type
+
+
 class Builder:
     """Lowers one kernel and everything it calls; one per compilation."""
 
@@ -78,7 +97,14 @@ class Builder:
         self.globals: dict[Any, dict[str, Any]] = {}
         self.caches: dict[Any, dict[str, Any]] = {}
         self.arrays: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        #: the functions being lowered, the kernel first (the work list of ``build``)
         self.in_progress: list[tuple] = []
+        #: recursion: the return type a recursive call assumed, per function key
+        self.assumed: dict[tuple, Type] = {}
+        #: the return types lowered before the call at which a function's lowering last stopped
+        self.partial_returns: dict[tuple, list[Type]] = {}
+        #: each lowered function's name (kept when it is lowered again)
+        self.key_names: dict[tuple, str] = {}
         self.decls = 0
         self.bytecode = 0
 
@@ -108,7 +134,42 @@ class Builder:
         fn = self.done.get(key)
         if fn is not None:
             return fn
+        if key in self.in_progress:
+            return self.recursive_call(key, node, caller)
         raise _NeedCallee(key, node, caller)
+
+    def recursive_call(self, key: tuple, node: ast.AST, caller: FunctionLowering) -> _Recursive:
+        """A call of a function that is being lowered: typed by the return statements before it (numba's
+        rule), or by the type assumed already."""
+        ret = self.assumed.get(key)
+        if ret is None:
+            if getattr(caller, "build_key", None) == key:
+                seen = [r.value.type if r.value is not None else NONE for r in caller.returns]
+            else:
+                seen = self.partial_returns.get(key, [])
+            for t in seen:
+                ret = t if ret is None else (ty.unify(ret, t) or ret)
+            if ret is None and getattr(caller, "build_key", None) == key:
+                raise UnknownReturn()  # lowered again in probe mode (``lower_one``)
+            if ret is None:
+                raise UnsupportedConstruct(
+                    f"cannot type infer runaway recursion: device function {key[0].__name__!r} calls itself "
+                    "(directly or through other functions) before any of its return statements gives a type",
+                    filename=caller.src.filename, lineno=node.lineno,
+                    source_line=caller.src.line(node.lineno))
+            self.assumed[key] = ret
+        return _Recursive(self.name_of(key), ret)
+
+    def name_of(self, key: tuple) -> str:
+        """The name of the function ``key`` lowers to (``base``, ``base#2``, ... per Python function name),
+        given once."""
+        name = self.key_names.get(key)
+        if name is None:
+            base = key[0].__name__
+            n = self.names.get(base, 0)
+            name = self.key_names[key] = base if n == 0 else f"{base}#{n + 1}"
+            self.names[base] = n + 1
+        return name
 
     # -- the work list ------------------------------------------------------------------------------------------
     def source(self, func: Any) -> Source:
@@ -137,40 +198,78 @@ class Builder:
         func, arg_types, is_kernel, statics = key
         src = self.source(func)
         base = func.__name__
+        name = self.key_names.get(key)
         n = self.names.get(base, 0)
-        name = base if n == 0 else f"{base}#{n + 1}"
+        if name is None:
+            name = base if n == 0 else f"{base}#{n + 1}"
         low = FunctionLowering(self, func, src, name, arg_types, is_kernel, self.globals[func], statics)
+        low.build_key = key
         try:
             with np.errstate(all="ignore"):
                 fn = low.lower()
+        except UnknownReturn:  # find the types of the returns that do not need the recursive call, then again
+            probe = FunctionLowering(self, func, src, name, arg_types, is_kernel, self.globals[func], statics)
+            probe.build_key, probe.probe = key, True
+            try:
+                with np.errstate(all="ignore"):
+                    probe.lower()
+            except KernelCompileError:
+                pass  # the returns it saw are enough
+            found = [r.value.type for r in probe.returns if r.value is not None] or \
+                [NONE for r in probe.returns]
+            ret = None
+            for t in found:
+                ret = t if ret is None else (ty.unify(ret, t) or ret)
+            if ret is None:
+                raise UnsupportedConstruct(
+                    f"cannot type infer runaway recursion: every return of device function {base!r} needs its "
+                    "own result (give one return that does not call it, e.g. a base case)",
+                    filename=src.filename, lineno=low.line, source_line=src.line(low.line)) from None
+            self.assumed[key] = ret
+            return self.lower_one(key)
         except RecursionError:
             raise UnsupportedConstruct(
                 f"{base!r} is nested too deeply to compile (an expression or block of hundreds of levels)",
                 filename=src.filename, lineno=low.line, source_line=src.line(low.line)) from None
-        self.names[base] = n + 1
+        except _NeedCallee:
+            self.partial_returns[key] = [r.value.type if r.value is not None else NONE for r in low.returns]
+            raise
+        if key not in self.key_names:
+            self.key_names[key] = name
+            self.names[base] = n + 1
         return fn
 
     def build(self, func: Any, arg_types: tuple[Type, ...]) -> N.Module:
         entry = (func, arg_types, True, ())
-        stack = [entry]
+        stack = self.in_progress
+        stack.append(entry)
+        #: per function on the stack: how many functions were done when it was pushed (those done since depend
+        #: on what its recursive calls assumed)
+        pushed: dict[tuple, int] = {entry: 0}
+        rounds: dict[tuple, int] = {}
         while stack:
             key = stack[-1]
             try:
                 fn = self.lower_one(key)
             except _NeedCallee as need:
-                if need.key in stack:
-                    callee = need.key[0]
-                    low = need.caller
-                    raise UnsupportedConstruct(
-                        f"device function {callee.__name__!r} calls itself (directly or through other functions): "
-                        "recursion is not supported on the GPU", filename=low.src.filename,
-                        lineno=need.node.lineno, source_line=low.src.line(need.node.lineno)) from None
                 if len(stack) >= MAX_CALL_DEPTH:
                     low = need.caller
                     raise UnsupportedConstruct(
                         f"more than {MAX_CALL_DEPTH} nested device-function calls", filename=low.src.filename,
                         lineno=need.node.lineno, source_line=low.src.line(need.node.lineno)) from None
                 stack.append(need.key)
+                pushed[need.key] = len(self.done)
+                continue
+            assumed = self.assumed.get(key)
+            if assumed is not None and assumed != fn.return_type:  # recursive calls typed wrong: lower again
+                rounds[key] = rounds.get(key, 0) + 1
+                if rounds[key] > MAX_RECURSION_ROUNDS:
+                    raise UnsupportedConstruct(
+                        f"the return type of recursive function {key[0].__name__!r} does not converge (last "
+                        f"{assumed}, then {fn.return_type})", filename=fn.filename, lineno=fn.line)
+                self.assumed[key] = fn.return_type
+                for stale in list(self.done)[pushed[key]:]:
+                    del self.done[stale]
                 continue
             self.done[key] = fn
             stack.pop()

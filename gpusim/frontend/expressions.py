@@ -15,7 +15,7 @@ import numpy as np
 
 from ..faults import KernelCompileError
 from ..ir import nodes as N
-from ..ir.types import BOOL, FLOAT64, INT64, NONE, Array, RecordRef, Scalar, Tuple, Type
+from ..ir.types import BOOL, FLOAT64, INT64, NONE, Array, CharSeq, Optional, RecordRef, Scalar, Tuple, Type
 from ..ir.values import convert, python_value
 from . import typing as ty
 from .constants import literal_type
@@ -73,12 +73,26 @@ class ExprLowering:
         """``e`` converted to ``t`` (folded for a constant)."""
         if e.type == t:
             return e
+        if isinstance(t, Optional) and not isinstance(e.type, Optional):  # a value where None may also arrive
+            return N.MakeTuple([self.cast(e, t.value_type), N.Const(True, type=BOOL, line=e.line)], type=t,
+                               line=e.line)
         if isinstance(t, Tuple) and isinstance(e.type, Tuple) and len(t.items) == len(e.type.items):
             if isinstance(e, N.MakeTuple):
                 return N.MakeTuple([self.cast(x, u) for x, u in zip(e.items, t.items)], type=t, line=e.line)
             items = [self.cast(N.TupleItem(e, k, type=s, line=e.line), u)
                      for k, (s, u) in enumerate(zip(e.type.items, t.items))]
             return N.MakeTuple(items, type=t, line=e.line)
+        if isinstance(t, CharSeq) and isinstance(e.type, CharSeq) and t.kind == e.type.kind:
+            # numba's CharSeq casts: truncated to the target's length, or padded with NULs
+            if isinstance(e, N.Const):
+                return N.Const(e.value[:t.count], type=t, line=e.line)
+            return N.Cast(e, type=t, line=e.line)
+        if isinstance(t, CharSeq) or isinstance(e.type, CharSeq):
+            raise self.error(e.line, f"cannot convert a {e.type} to {t} (numba-cuda stores bytes into S arrays and "
+                                     "fields, and str into U ones, and converts strings to nothing else)",
+                             KernelCompileError)
+        if isinstance(e.type, Optional) and not isinstance(t, Optional):
+            return self.cast(self.unwrap(e), t)
         if not (isinstance(t, Scalar) and isinstance(e.type, Scalar)):
             raise self.error(e.line, f"cannot convert a {e.type} to {t}", KernelCompileError)
         if e.type.is_complex and not t.is_complex:
@@ -100,6 +114,7 @@ class ExprLowering:
     def truth(self, e: N.Expr, node: ast.AST) -> N.Expr:
         if e.type == BOOL:
             return e
+        e = self.unwrap(e)
         if not isinstance(e.type, Scalar):
             raise self.error(node, f"the truth value of a {e.type} is not defined in a kernel")
         return self.cast(e, BOOL)
@@ -211,8 +226,8 @@ class ExprLowering:
             v = node.value
             if isinstance(v, (bool, int, float)):
                 return self.const(v, node)
-            if isinstance(v, str):
-                raise self.error(node, "strings cannot be used in a kernel (except as print() arguments)")
+            if isinstance(v, (str, bytes)):  # a constant string: stored into S/U arrays and fields (CharSeq)
+                return N.Const(v, type=CharSeq("S" if isinstance(v, bytes) else "U", len(v)), line=line)
             if isinstance(v, complex):
                 return N.Const(v, type=literal_type(v), line=line)
             if v is None:
@@ -399,9 +414,12 @@ class ExprLowering:
         if isinstance(left.type, DateTime) or isinstance(right.type, DateTime):
             return self.datetime_binary(op, left, right, node)
         sym = N.SYMBOLS[op]
+        left, right = self.unwrap(left), self.unwrap(right)
         if not (isinstance(left.type, Scalar) and isinstance(right.type, Scalar)):
+            strings = isinstance(left.type, CharSeq) or isinstance(right.type, CharSeq)
             raise self.error(node, f"the operator {sym} is not supported on {left.type} and {right.type} in a "
-                                   "kernel")
+                                   "kernel" + (" (gpusim stores and copies strings; it computes nothing with them)"
+                                               if strings else ""))
         sig = ty.binary(op, left.type, right.type)
         if sig is None:
             raise self.error(node, f"numba-cuda has no {sym} for {left.type} and {right.type}", KernelCompileError)
@@ -505,6 +523,9 @@ class ExprLowering:
                                    f"members), not a {left.type} with a {right.type}")
         want = other.value
         line = node.lineno
+        if want is None and isinstance(left.type, Optional):  # numba's Optional: None where not present
+            present = N.TupleItem(left, 1, type=BOOL, line=line)
+            return present if negate else N.Unary("not", present, type=BOOL, line=line)
         if want is None:
             return N.Const(negate, type=BOOL, line=line)
         if left.type != BOOL:  # an int or a float is never the object True (numba: False)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..faults import KernelCompileError, UnsupportedConstruct
 from ..ir import nodes as N
-from ..ir.types import BOOL, INT64, NONE, Array, RecordRef, Scalar, Tuple, Type
+from ..ir.types import BOOL, INT64, NONE, Array, CharSeq, Optional, RecordRef, Scalar, Tuple, Type
 from . import typing as ty
 from .array_methods import ArrayMethodLowering
 from .calls import CallLowering
@@ -28,8 +28,10 @@ from .enums import EnumLowering
 from .exceptions import ExceptionLowering
 from .expressions import ExprLowering, TypeConflict
 from .groups import GroupLowering
+from .instance_checks import InstanceCheckLowering
 from .iteration import IterationLowering
 from .numeric_calls import NumericCallLowering
+from .optionals import OptionalLowering
 from .records import RecordLowering, is_record_array
 from .slicing import SliceLowering
 from .source import Source
@@ -58,6 +60,12 @@ def tuple_leaves(name: str, t: Type, path: tuple[int, ...] = ()) -> list[tuple[s
     return out
 
 
+class UnknownReturn(Exception):
+    """A function calls itself before any of its ``return`` statements typed: ``compiler.Builder.lower_one``
+    lowers it again in probe mode, where a statement that reaches the call ends its path
+    (``FunctionLowering.block``), to find the types its other returns give (numba's rule)."""
+
+
 @dataclass
 class LoopContext:
     break_envs: list[dict[str, Type]] = field(default_factory=list)
@@ -66,7 +74,8 @@ class LoopContext:
 
 class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLowering, IterationLowering,
                        RecordLowering, SliceLowering, ClosureLowering, ArrayMethodLowering, EnumLowering,
-                       ExceptionLowering, GroupLowering, VectorLowering, DateTimeLowering):
+                       ExceptionLowering, GroupLowering, VectorLowering, DateTimeLowering, InstanceCheckLowering,
+                       OptionalLowering):
     """Lowers one function for one tuple of argument types; ``builder`` supplies callees and globals."""
 
     def __init__(self, builder: Builder, func: Any, src: Source, key: str, arg_types: tuple[Type, ...],
@@ -100,6 +109,8 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
         self.live = True
         self.loops: list[LoopContext] = []
         self.returns: list[N.Return] = []
+        #: lowered only to find the return types of a recursion (``compiler.UnknownReturn``)
+        self.probe = False
         self.ntmp = 0
         self.line = self.tree.lineno
 
@@ -176,20 +187,24 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
         values = [r for r in self.returns if r.value is not None]
         if not values:
             return NONE
-        if len(values) != len(self.returns):
-            r = next(r for r in self.returns if r.value is None)
-            raise self.error(r.line, f"device function {self.func.__name__!r} returns a value on some paths and "
-                                     "nothing on others (every path must return a value, or none)")
-        ret = values[0].value.type
+        # a value on some paths and None on others (or an Optional returned): numba's Optional of the value type
+        maybe = len(values) != len(self.returns) or any(isinstance(r.value.type, Optional) for r in values)
+
+        def value_type(t: Type) -> Type:
+            return t.value_type if isinstance(t, Optional) else t
+
+        ret = value_type(values[0].value.type)
         for r in values[1:]:
-            u = ty.unify(ret, r.value.type)
+            u = ty.unify(ret, value_type(r.value.type))
             if u is None:
                 raise self.error(r.line, f"device function {self.func.__name__!r} returns {ret} and "
                                          f"{r.value.type}, which cannot be unified", KernelCompileError)
             ret = u
-        for r in values:
-            r.value = self.cast(r.value, ret)
-        return ret
+        if not maybe:
+            for r in values:
+                r.value = self.cast(r.value, ret)
+            return ret
+        return self.optional_returns(ret, values)
 
     # -- blocks and merges -------------------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> list[N.Stmt]:
@@ -199,6 +214,12 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
                 break  # dead code after return/break/continue: Python compiles it, but it never runs
             self.line = s.lineno
             self.at_top = stmts is self.tree.body  # a statement every thread runs, once
+            if self.probe:
+                try:
+                    out.extend(self.stmt(s))
+                except UnknownReturn:  # probing a recursion's return types: this path needs the result
+                    self.live = False
+                continue
             out.extend(self.stmt(s))
         return out
 
@@ -383,7 +404,8 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
         if is_record_array(array.type):  # ary[i] = rec: the whole record copied
             return self.record_store(array, index, value, target, line)
         array, index = self.element_of(array, index)
-        if not isinstance(value.type, Scalar):
+        value = self.unwrap(value)
+        if not isinstance(value.type, (Scalar, CharSeq)):
             raise self.error(target, f"cannot store a {value.type} into an element of a {array.type.dtype} array")
         return [N.Store(array, index, self.cast(value, array.type.dtype), line=line)]
 

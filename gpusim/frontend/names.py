@@ -21,7 +21,7 @@ import numpy as np
 
 #: builtins a kernel may call
 BUILTINS = {"range", "abs", "min", "max", "round", "int", "float", "bool", "len", "divmod", "print", "complex",
-            "pow", "tuple"}
+            "pow", "tuple", "isinstance"}
 MATH_CONSTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "tau": math.tau}
 
 

@@ -16,7 +16,7 @@ import itertools
 
 from ..faults import KernelCompileError
 from ..ir import nodes as N
-from ..ir.types import INT64, Array, Record, RecordRef, Scalar, record_ref
+from ..ir.types import INT64, Array, CharSeq, Record, RecordRef, Scalar, record_ref
 
 
 def is_record_array(t) -> bool:
@@ -118,7 +118,7 @@ class RecordLowering:
         if isinstance(f.type, Record):
             return out + self.record_store(view, index, value, node, line)
         if not f.shape:
-            if not isinstance(value.type, Scalar):
+            if not isinstance(value.type, (Scalar, CharSeq)):
                 raise self.error(node, f"cannot store a {value.type} into the {f.type} field {f.name!r}",
                                  KernelCompileError)
             return out + [N.Store(view, index, self.cast(value, f.type), line=line)]

@@ -40,9 +40,11 @@ from ..ir.types import (
     UINT64,
     UNSIGNED,
     Array,
+    Optional,
     Scalar,
     Tuple,
     Type,
+    optional,
 )
 
 
@@ -221,6 +223,9 @@ def unify(a: Type, b: Type) -> Type | None:
         if a.is_bool or b.is_bool:  # numba: the bool converts safely to the number
             return b if a.is_bool else a
         return Scalar(np.promote_types(a.dtype, b.dtype).name)
+    if isinstance(a, Optional) or isinstance(b, Optional):  # numba: Optional(T) with T or Optional(U)
+        u = unify(a.value_type if isinstance(a, Optional) else a, b.value_type if isinstance(b, Optional) else b)
+        return optional(u) if isinstance(u, Scalar) else None
     if isinstance(a, Tuple) and isinstance(b, Tuple) and len(a.items) == len(b.items):
         items = [unify(x, y) for x, y in zip(a.items, b.items)]
         return None if any(t is None for t in items) else Tuple(tuple(items))

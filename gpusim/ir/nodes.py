@@ -451,7 +451,8 @@ class ExprStmt(Stmt):
 class SharedDecl(Stmt):
     """``target = cuda.shared.array(shape, dtype)``: one array per block for this declaration (``decl``
     names it in the module); ``dynamic`` (shape 0) takes the launch's dynamic shared memory, every dynamic
-    array starting at its first byte. ``name`` is the array's name for reports."""
+    array starting at its first byte. ``name`` is the array's name for reports. ``alignment`` (numba-cuda's
+    ``alignment=``, bytes, a power of two) places a static array at a multiple of it (at least 16)."""
 
     target: str
     name: str
@@ -459,17 +460,20 @@ class SharedDecl(Stmt):
     dtype: Scalar | Record
     dynamic: bool
     decl: int
+    alignment: int | None = None
 
 
 @dataclass(eq=False)
 class LocalDecl(Stmt):
-    """``target = cuda.local.array(shape, dtype)``: one array per thread."""
+    """``target = cuda.local.array(shape, dtype)``: one array per thread. ``alignment`` as for shared arrays
+    (local arrays have no modelled address: kept for the record)."""
 
     target: str
     name: str
     shape: tuple[int, ...]
     dtype: Scalar | Record
     decl: int
+    alignment: int | None = None
 
 
 @dataclass(eq=False)

@@ -87,12 +87,44 @@ def scalar(dtype: np.dtype | type | str) -> Scalar:
 
 
 @dataclass(frozen=True)
+class CharSeq(Type):
+    """A fixed-length string, as numba's ``CharSeq`` (bytes, NumPy ``S``) and ``UnicodeCharSeq`` (str, NumPy
+    ``U``) type it: the element type of an ``S``/``U`` array or record field, and of a string constant
+    (``"XYZ"`` is ``CharSeq("U", 3)``). Storing one into a longer sequence pads it with NULs and into a shorter
+    one truncates it, as NumPy and numba do; a kernel copies and stores them, and computes nothing with them."""
+
+    kind: str  # "S" (bytes) or "U" (str)
+    count: int
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(f"{self.kind}{max(self.count, 1)}")
+
+    def value(self, v: str | bytes) -> np.generic:
+        """The constant ``v`` as one of these (truncated to ``count`` characters; NumPy pads with NULs)."""
+        return self.dtype.type(v[:self.count])
+
+    def __str__(self) -> str:
+        return f"{'bytes' if self.kind == 'S' else 'str'}[{self.count}]"
+
+
+def char_seq(dtype: np.dtype) -> CharSeq | None:
+    """The ``CharSeq`` of an ``S``/``U`` dtype, None for any other dtype."""
+    dt = np.dtype(dtype)
+    if dt.kind == "S":
+        return CharSeq("S", dt.itemsize)
+    if dt.kind == "U":
+        return CharSeq("U", dt.itemsize // 4)
+    return None
+
+
+@dataclass(frozen=True)
 class Field:
     """One field of a record: its element type, its shape (``()`` for a number, else a nested array) and its
     byte offset in the record."""
 
     name: str
-    type: Scalar | Record
+    type: Scalar | Record | CharSeq
     shape: tuple[int, ...]
     offset: int
 
@@ -129,7 +161,7 @@ class Record(Type):
 
 def record(dtype: np.dtype) -> Record:
     """The IR record type of a structured dtype; ``ValueError`` for one a kernel cannot hold (a field that is
-    a string, a nested record, or an object)."""
+    an array of records, or an object)."""
     dt = np.dtype(dtype)
     if dt.fields is None:
         raise ValueError(f"{dt} is not a structured dtype")
@@ -143,7 +175,7 @@ def record(dtype: np.dtype) -> Record:
             fields.append(Field(name, record(base), (), int(offset)))
             continue
         try:
-            t = scalar(base)
+            t = char_seq(base) or scalar(base)
         except ValueError:
             raise ValueError(f"field {name!r} has dtype {base}, which a kernel cannot hold") from None
         fields.append(Field(name, t, tuple(int(d) for d in shape), int(offset)))
@@ -151,9 +183,10 @@ def record(dtype: np.dtype) -> Record:
 
 
 def element(dtype: np.dtype) -> Scalar | Record:
-    """The IR type of an array's elements: a scalar, or a record for a structured dtype."""
+    """The IR type of an array's elements: a scalar, a record for a structured dtype, a ``CharSeq`` for an
+    ``S``/``U`` one."""
     dt = np.dtype(dtype)
-    return record(dt) if dt.fields is not None else scalar(dt)
+    return record(dt) if dt.fields is not None else (char_seq(dt) or scalar(dt))
 
 
 #: where an array lives; "const" arrays are read-only
@@ -165,7 +198,7 @@ class Array(Type):
     """An array: its element type, rank, layout ("C" row-major, "F" column-major, "A" any strides) and
     memory space."""
 
-    dtype: Scalar | Record
+    dtype: Scalar | Record | CharSeq
     ndim: int
     layout: str
     space: str
@@ -215,6 +248,23 @@ class RecordRef(Tuple):
 
     def __str__(self) -> str:
         return f"ref({self.record})"
+
+
+@dataclass(frozen=True)
+class Optional(Tuple):
+    """numba's ``Optional(T)``: a value of ``T`` or None, the return type of a device function that returns a
+    value on some paths and nothing on others. Held as the tuple ``(value, present)``: ``present`` a bool,
+    ``value`` meaningless where it is False. ``x is None`` reads ``present``; using ``x`` as a ``T`` is a fault
+    on a thread whose ``x`` is None."""
+
+    value_type: Type | None = None
+
+    def __str__(self) -> str:
+        return f"optional({self.value_type})"
+
+
+def optional(t: Type) -> Optional:
+    return Optional((t, BOOL), None, t)
 
 
 def record_ref(array: Array) -> RecordRef:

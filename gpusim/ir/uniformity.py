@@ -15,7 +15,9 @@ Rules:
   it and its loop; a ``return``'s is its control level;
 * a device function is analysed once per tuple of argument levels (a *specialisation*, named
   ``name@levels`` when there are several), and its result is as wide as its ``return`` values and
-  control levels.
+  control levels. A recursive call (of a specialisation being analysed) assumes the result GRID at first; if
+  the analysis finds it wider, the specialisation, and every one analysed while it was, is analysed again
+  with the wider assumption (at most four rounds: there are four levels).
 
 The pass is pure: it returns an analysed copy. An array variable assigned where lanes diverge is rejected
 here (gpusim holds one array per variable for every thread), with its file and line.
@@ -179,39 +181,67 @@ class _FunctionAnalysis:
         return join(*(self.expr(c) for c in children(e)))
 
 
+class _Recursive:
+    """What a recursive call sees of a specialisation still being analysed: its name, its assumed result."""
+
+    def __init__(self, name: str, return_uni: Uni):
+        self.name = name
+        self.return_uni = return_uni
+
+
 class _Pass:
     def __init__(self, module: N.Module):
         self.module = module
         self.done: dict[tuple, N.Function] = {}
         self.names: dict[str, int] = {}
+        self.key_names: dict[tuple, str] = {}
+        self.stack: list[tuple] = []
+        self.assumed: dict[tuple, Uni] = {}
 
-    def summary(self, name: str, levels: tuple[Uni, ...]) -> N.Function:
-        fn = self.done.get((name, levels))
+    def summary(self, name: str, levels: tuple[Uni, ...]) -> N.Function | _Recursive:
+        key = (name, levels)
+        fn = self.done.get(key)
         if fn is None:
-            raise _NeedSummary((name, levels))
+            if key in self.stack:  # recursion
+                return _Recursive(self.name_of(key), self.assumed.setdefault(key, Uni.GRID))
+            raise _NeedSummary(key)
         return fn
 
+    def name_of(self, key: tuple) -> str:
+        name = self.key_names.get(key)
+        if name is None:
+            base, levels = key
+            n = self.names.get(base, 0)
+            name = self.key_names[key] = base if n == 0 else f"{base}@{''.join(lvl.name[0] for lvl in levels)}"
+            self.names[base] = n + 1
+        return name
+
     def analyse(self, key: tuple) -> N.Function:
-        name, levels = key
+        name, _ = key
         fn = copy_tree(self.module.functions[name])
-        n = self.names.get(name, 0)
-        if n:
-            fn.name = f"{name}@{''.join(lvl.name[0] for lvl in levels)}"
-        a = _FunctionAnalysis(self, fn, levels)
+        a = _FunctionAnalysis(self, fn, key[1])
         a.run()
-        self.names[name] = n + 1
+        fn.name = self.name_of(key)  # named when done, or when a recursive call first named it
         return fn
 
     def run(self) -> N.Module:
         kernel = self.module.entry
         entry = (kernel.name, tuple(Uni.GRID for _ in kernel.params))
-        stack = [entry]
+        stack = self.stack
+        stack.append(entry)
+        pushed = {entry: 0}
         while stack:
             key = stack[-1]
             try:
                 fn = self.analyse(key)
             except _NeedSummary as need:
                 stack.append(need.key)
+                pushed[need.key] = len(self.done)
+                continue
+            if key in self.assumed and fn.return_uni > self.assumed[key]:  # recursive calls assumed too narrow
+                self.assumed[key] = fn.return_uni
+                for stale in list(self.done)[pushed[key]:]:
+                    del self.done[stale]
                 continue
             self.done[key] = fn
             stack.pop()

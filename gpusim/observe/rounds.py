@@ -11,13 +11,18 @@ the events the engine reports (program order within a chunk of blocks):
   compiler does not move the next load above a store that may touch the same memory (nor, on the H200's
   evidence, above a shared-memory store in a loop: a tile loaded through shared memory waits once per row),
   so the warp's earlier loads are waited for first. Other loads share the open
-  round — the compiler schedules independent loads first and arithmetic after them — but one source line's
-  load joins an open round at most ``UNROLL`` times: a loop waits each time its body comes round again, and
-  LLVM unrolls a small loop by 4 (a loop of 4 known trips whole), so a reduction loop of 16 trips waits 4
-  times. A round is a **DRAM round** if any load in it touches a 64-byte segment no earlier access of the
-  launch touched (lanes running together count as one: gpusim's chunk of blocks, like a wave on the GPU,
-  asks at once), else an **L2 round** (the data is on chip). A global atomic whose value is used (``atom``)
-  is an L2 round of its own;
+  round — the compiler schedules independent loads first and arithmetic after them — but a loop waits each
+  time its body comes round again. In a per-lane ``range`` loop the compiler unrolls at run time
+  (``gpusim.ir.unroll``: by ``U``, the ``T mod U`` left-over iterations in a remainder loop of single
+  iterations, before or after the unrolled one) a load joins the open round only within one pass of the
+  unrolled body: each remainder iteration waits on its own, so a loop of 2 trips waits twice and one of 10
+  trips 2 + 2 times (the sm_90 SASS of puzzle 42's loop: ``LDG LDG LDS FFMA`` per remainder iteration, 8
+  ``LDG`` then the ``LDS`` in the unrolled body). Elsewhere (loops of a known trip count, which LLVM unrolls
+  whole when small, and loops it does not unroll) one source line's load joins an open round at most
+  ``UNROLL`` times, so a reduction loop of 16 trips waits 4 times. A round is a **DRAM round** if any load
+  in it touches a 64-byte segment no earlier access of the launch touched (lanes running together count
+  as one: gpusim's chunk of blocks, like a wave on the GPU, asks at once), else an **L2 round** (the data
+  is on chip). A global atomic whose value is used (``atom``) is an L2 round of its own;
 * a **shared round** opens the same way at a shared-memory load, behind shared stores, atomics and barriers
   (not global stores: they cannot touch shared memory);
 * **barriers**: ``syncthreads`` passed, per block.
@@ -40,11 +45,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..device import WARP_SIZE
 from .dram import SEGMENT
 from .events import AccessEvent, ArrayInfo, LaunchInfo, Observer
 from .requests import Requests, requests_of
 
 UNROLL = 4
+_GROUPS = 1 << 24          # stretches of an unrolled loop's execution (``RoundsObserver._loop_groups``)
+_BIG = np.iinfo(np.int64).max
 _SEGMENT_BITS = SEGMENT.bit_length() - 1   # SEGMENT is a power of two
 ROUND_KEYS = tuple(f"gpusim__{name}_{agg}" for name in ("rounds_dram", "rounds_l2", "rounds_shared", "barriers")
                    for agg in ("sum", "max")) + ("gpusim__atomic_max_per_address", "gpusim__shared_atomic_passes")
@@ -65,7 +73,8 @@ class RoundsObserver(Observer):
         self.last_sload = np.full(nw, -2, np.int64)      # ... and shared load
         self.open_dram = np.zeros(nw, bool)              # the warp's open global round goes to DRAM
         self.round_id = {"global": np.zeros(nw, np.int32), "shared": np.zeros(nw, np.int32)}   # rounds opened
-        self.sites: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}   # load site -> (round id, loads in it)
+        # load site -> (round id, loads in it, unrolled-loop group of its last load)
+        self.sites: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.dram = np.zeros(nw, np.int32)
         self.l2 = np.zeros(nw, np.int32)
         self.shared = np.zeros(nw, np.int32)
@@ -73,8 +82,12 @@ class RoundsObserver(Observer):
         self.seen: dict[int, tuple[int, np.ndarray]] = {}   # global array id -> (first segment, touched map)
         self.atomic_counts: dict[int, np.ndarray] = {}      # global array id -> atomic operations per element
         self.shared_atomic_passes = 0
+        self.loops: dict[int, tuple] = {}                   # unrolled loop id -> its warps' trips (``_loop_groups``)
 
     # ------------------------------------------------------------------------------------------ events
+    def on_loop_exit(self, loop) -> None:
+        self.loops.pop(loop.id, None)
+
     def on_barrier(self, blocks: np.ndarray, lineno: int) -> None:
         self.now += 1
         blocks = np.asarray(blocks, np.int64)
@@ -101,7 +114,8 @@ class RoundsObserver(Observer):
         kind = ev.kind
         if space == "shared":
             if kind == "ld":
-                new = self._new_round(warps, self.last_sload, ("shared", ev.array.id, ev.lineno), "shared")
+                new = self._new_round(warps, self.last_sload, ("shared", ev.array.id, ev.lineno), "shared",
+                                      self._loop_groups(ev, warps))
                 self.shared[warps[new]] += 1
                 self.last_sload[at] = self.now
             else:
@@ -113,7 +127,8 @@ class RoundsObserver(Observer):
         a = ev.array
         miss_warp = self._touch(a, ev.flat, req)
         if kind == "ld":
-            new = self._new_round(warps, self.last_load, ("global", a.id, ev.lineno), "global")
+            groups = self._loop_groups(ev, warps)
+            new = self._new_round(warps, self.last_load, ("global", a.id, ev.lineno), "global", groups)
             w_new, m_new = warps[new], miss_warp[new]
             self.dram[w_new[m_new]] += 1
             self.l2[w_new[~m_new]] += 1
@@ -133,14 +148,65 @@ class RoundsObserver(Observer):
         self.last_use["global"][at] = self.now
 
     # ------------------------------------------------------------------------------------------ helpers
-    def _new_round(self, warps: np.ndarray, last: np.ndarray, site: tuple, space: str) -> np.ndarray:
+    def _new_round(self, warps: np.ndarray, last: np.ndarray, site: tuple, space: str,
+                   groups: np.ndarray | None) -> np.ndarray:
         """Per warp of a load event: does the load open a round? (and count it in its site's round)"""
         rid = self.round_id[space]
         state = self.sites.get(site)
         if state is None:
-            state = self.sites[site] = (np.full(len(rid), -1, np.int32), np.zeros(len(rid), np.int32))
-        site_round, site_loads = state
-        return _open_rounds(warps, last, self.last_use[space], rid, site_round, site_loads, UNROLL)
+            n = len(rid)
+            state = self.sites[site] = (np.full(n, -1, np.int32), np.zeros(n, np.int32), np.full(n, -1, np.int64))
+        site_round, site_loads, site_group = state
+        if groups is None:
+            groups = np.full(len(warps), -1, np.int64)
+        return _open_rounds(warps, groups, last, self.last_use[space], rid, site_round, site_loads, site_group,
+                            UNROLL)
+
+    def _loop_groups(self, ev: AccessEvent, warps: np.ndarray) -> np.ndarray | None:
+        """Per warp of an access in a loop the compiler unrolls at run time (None outside such loops): which
+        stretch of the compiled loop it is in — each remainder iteration one, each pass of the unrolled body
+        one — as a number unique to the loop's execution. A warp runs ``P = max(T div U)`` passes and ``K =
+        max(T mod U)`` remainder iterations over its lanes' trip counts ``T``: where its lanes' counts are
+        equal, engine iteration ``i`` is in the stretch the compiled code runs it in; where they differ, the
+        warp's ``max(T)`` iterations are spread evenly over its ``P + K`` stretches (the count of rounds is
+        right, which loads share one is approximate)."""
+        loop = ev.loop
+        if loop is None or len(warps) == 0:
+            return None
+        stats = self.loops.get(loop.id)
+        if stats is None:
+            stats = self.loops[loop.id] = self._warp_trips(loop)
+        first, longest, shortest, passes, left = stats
+        w = warps - first
+        t, u, i = longest[w], loop.count, ev.iteration
+        if loop.epilog:     # the passes of the unrolled body first, then the remainder iterations
+            full = t - t % u
+            exact = np.where(i < full, i // u, _GROUPS // 2 + (i - full))
+        else:               # the remainder iterations first (groups 0..u-1), then the passes
+            r = t % u
+            exact = np.where(i < r, i, u + (i - r) // u)
+        spread = i * (passes[w] + left[w]) // np.maximum(t, 1)
+        group = np.minimum(np.where(shortest[w] == t, exact, spread), _GROUPS - 1)
+        return group + np.int64(loop.id) * _GROUPS
+
+    def _warp_trips(self, loop) -> tuple:
+        """(first warp, then per warp from it: most trips, fewest, most passes, most remainder iterations),
+        over the lanes that entered the loop."""
+        trips = np.asarray(loop.trips, np.int64)
+        gt = loop.first_gtid + np.arange(len(trips), dtype=np.int64)
+        warp = (gt // self.tpb) * self.wpb + (gt % self.tpb) // WARP_SIZE
+        first = int(warp[0]) if len(warp) else 0
+        starts = np.flatnonzero(np.r_[True, warp[1:] != warp[:-1]]) if len(warp) else np.zeros(0, np.int64)
+        nw = int(warp[-1]) - first + 1 if len(warp) else 0
+        out = [np.zeros(nw, np.int64) for _ in range(4)]
+        if len(warp):
+            at = warp[starts] - first
+            entered = trips > 0
+            u = loop.count
+            for k, (values, fill, op) in enumerate(((trips, 0, np.maximum), (trips, _BIG, np.minimum),
+                                                   (trips // u, 0, np.maximum), (trips % u, 0, np.maximum))):
+                out[k][at] = op.reduceat(np.where(entered, values, fill), starts)
+        return (first, *out)
 
     def _touch(self, a: ArrayInfo, flat: np.ndarray, req: Requests) -> np.ndarray:
         """Per request of an event: does one of its lanes touch a segment no earlier access of the launch
@@ -204,22 +270,29 @@ class RoundsObserver(Observer):
 
 
 @njit(cache=True)
-def _open_rounds(warps, last, last_use, rid, site_round, site_loads, unroll):
+def _open_rounds(warps, groups, last, last_use, rid, site_round, site_loads, site_group, unroll):
     """Per warp of a load event (``warps``: distinct): does the load open a round? A warp opens one when it
     stored, did an atomic or passed a barrier since its last load of the space (``last`` < ``last_use``), or
-    when this load site has joined the warp's open round ``unroll`` times already. Counts the rounds opened
-    (``rid``) and the site's loads in the warp's open round (``site_round``, ``site_loads``)."""
+    when this load site is already in the warp's open round and either the load is in another group of an
+    unrolled loop (``groups``: see ``_loop_groups``; -1 outside such loops) or the site has joined the round
+    ``unroll`` times. Counts the rounds opened (``rid``) and the site's loads in the warp's open round
+    (``site_round``, ``site_loads``) and the group of its last load (``site_group``)."""
     new = np.empty(warps.size, np.bool_)
     for i in range(warps.size):
         w = warps[i]
+        g = groups[i]
         r = rid[w]
         same = site_round[w] == r
-        opens = last[w] < last_use[w] or (same and site_loads[w] >= unroll)
+        if g >= 0:
+            opens = last[w] < last_use[w] or (same and site_group[w] != g)
+        else:
+            opens = last[w] < last_use[w] or (same and site_loads[w] >= unroll)
         if opens:
             r += 1
             rid[w] = r
         site_round[w] = r
         site_loads[w] = site_loads[w] + 1 if same and not opens else 1
+        site_group[w] = g
         new[i] = opens
     return new
 

@@ -42,7 +42,7 @@ class MemoryAccess:
             for o in self.observers:
                 o.on_array(info)
 
-    def shared_array(self, decl, name, shape, dtype, m, line):
+    def shared_array(self, decl, name, shape, dtype, m, line, alignment=16):
         h = self.shared.get(decl)
         if h is not None:
             return h
@@ -70,7 +70,8 @@ class MemoryAccess:
         prev = self.arrays.get(key)
         offset = sum(self.shared_static_bytes.values())
         if prev is None:
-            offset = (offset + 15) // 16 * 16
+            align = max(16, alignment)  # numba-cuda's alignment= (16 bytes at least, as without it)
+            offset = (offset + align - 1) // align * align
             self.shared_static_bytes[decl] = size * dtype.itemsize + (offset - sum(self.shared_static_bytes.values()))
         aid = prev.id if prev else self._new_id()
         h = shared_handle(aid, name, shape, dtype, self.nb, prev.base_address if prev else offset)

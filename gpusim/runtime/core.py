@@ -112,6 +112,10 @@ def _lanes_of(m, a, b):
     return np.where(m, a, b)
 
 
+#: nested calls of recursive device functions a launch allows (each is a few Python frames deep)
+MAX_RECURSION_DEPTH = 200
+
+
 class Runtime(MemoryAccess, Slicing, Synchronisation, Output):
     def __init__(self, info: LaunchInfo, source_lines, kernel_name: str, observers, max_steps: int,
                  shared_mem: int, next_array_id: int, max_output_lines: int = 1000):
@@ -133,6 +137,8 @@ class Runtime(MemoryAccess, Slicing, Synchronisation, Output):
         self.const_handles: dict[int, ArrayHandle] = {}
         #: the launch's global arrays, whose access records a grid sync clears (``Synchronisation.grid_sync``)
         self.globals_tracked: list[ArrayHandle] = []
+        #: calls of recursive device functions now running, nested (``recurse``)
+        self.depth = 0
         self.field_handles: dict[tuple, ArrayHandle] = {}
         self.shared_static_bytes: dict[int, int] = {}
         self.flops: dict[tuple[str, str], int] = {}
@@ -363,6 +369,18 @@ class Runtime(MemoryAccess, Slicing, Synchronisation, Output):
         if loop is not None:
             for o in self.observers:
                 o.on_loop_exit(loop)
+
+    def recurse(self, line, m, name):
+        """Enter a recursive device function: past ``MAX_RECURSION_DEPTH`` nested calls a fault ends the launch
+        (a runaway recursion; on a GPU it overflows the thread's stack). The generated code leaves by
+        ``self.depth -= 1``."""
+        self.depth += 1
+        if self.depth > MAX_RECURSION_DEPTH:
+            lanes_in = self.active(m)
+            self.error(KernelError, f"device function {name!r} recursed more than {MAX_RECURSION_DEPTH} calls deep: "
+                       "gpusim ends the launch here (a runaway recursion? on a GPU the thread's stack would "
+                       "overflow)", int(lanes_in[0]) if lanes_in.size else None, line)
+            raise Abort
 
     def tick(self, line, m, fixed, per_lane):
         """Charge the work of a function's entry or a loop's iteration: ``fixed`` steps and ``per_lane`` steps

@@ -21,7 +21,8 @@ class Synchronisation:
     def _block_view(self, v):
         return v.reshape(self.nb, self.T)
 
-    def syncthreads(self, m, line):
+    def syncthreads(self, m, line, leaving=False):
+        """``leaving``: the threads that skip this barrier only leave the kernel (``lanes.barriers``)."""
         T = self.T
         if not isinstance(m, np.ndarray):
             m = self.all_lanes if m else self.no_lanes
@@ -37,10 +38,11 @@ class Synchronisation:
             live = int((~self._block_view(self.exited)[b]).sum())
             f = BarrierDivergence(
                 f"syncthreads() reached by only {arrived} of the block's {live} live threads: a barrier must "
-                "be reached by every thread of the block that has not returned.")
+                "be reached by every thread of the block that has not returned.", skipped_by_exiting=leaving)
                 # the thread that did not arrive is the one described
             _, mt = self.info.split_gtid((self.b0 + b) * T + missing)
-            f.details.append(f"thread {mt} of this block did not reach it (it is in a different branch)")
+            f.details.append(f"thread {mt} of this block did not reach it (it is in a different branch)"
+                             + (", and leaves the kernel without doing anything else" if leaving else ""))
             self.record(f, line, b * T + int(np.flatnonzero(m2[b])[0]), None, None)
             self.faults[(BarrierDivergence, line, None, ())].count += int(bad.sum()) - 1
         blocks = np.flatnonzero(present)
@@ -59,10 +61,11 @@ class Synchronisation:
             for o in self.observers:
                 o.on_barrier(seen, int(line))
 
-    def grid_sync(self, m, line):
+    def grid_sync(self, m, line, leaving=False):
         """A grid group's ``sync()``: every live thread of the grid must reach it. The launch runs every block
         in this one chunk (a cooperative launch), so it is every block's barrier, and it orders all earlier
-        accesses to global arrays, in any block, before all later ones: their access records are cleared."""
+        accesses to global arrays, in any block, before all later ones: their access records are cleared.
+        ``leaving``: the threads that skip it only leave the kernel (``lanes.barriers``)."""
         if not isinstance(m, np.ndarray):
             m = self.all_lanes if m else self.no_lanes
         if not m.any():
@@ -73,10 +76,13 @@ class Synchronisation:
             blk, thr = self.info.split_gtid(self.b0 * self.T + lane)
             f = BarrierDivergence(
                 f"grid.sync() reached by only {int(m.sum())} of the grid's {int((~self.exited).sum())} live "
-                "threads: a grid barrier must be reached by every thread of the grid that has not returned.")
-            f.details.append(f"thread {thr} of block {blk} did not reach it (it is in a different branch)")
+                "threads: a grid barrier must be reached by every thread of the grid that has not returned.",
+                skipped_by_exiting=leaving)
+            f.details.append(f"thread {thr} of block {blk} did not reach it (it is in a different branch)"
+                             + (", and leaves the kernel without doing anything else" if leaving else ""))
             self.record(f, line, int(np.flatnonzero(m)[0]), None, None)
-        self.syncthreads(m | self.exited, line)
+        # the grid's fault says it all: each block's own barrier is passed by every thread the grid's waited for
+        self.syncthreads(m | self.exited | (missing if leaving else False), line)
         for h in self.globals_tracked:
             sh = h.shadow
             if sh is not None:

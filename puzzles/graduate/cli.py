@@ -49,6 +49,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "solution file, puzzle, back end and size, and run only the rest")
     p.add_argument("--ncu-size", type=_positive, default=DEFAULT_NCU_SIZE,
                    help=f"elements of work of the launches ncu profiles (default {DEFAULT_NCU_SIZE:,} = 2^20)")
+    p.add_argument("--ncu-timeout", type=float, default=240.0, metavar="S",
+                   help="seconds one ncu run (a batch of ten puzzles) may take (default 240)")
+    p.add_argument("--ncu-from", type=Path, metavar="DIR",
+                   help="no GPU: print the ncu comparison again from what an --ncu --out run left in DIR")
     est = p.add_mutually_exclusive_group()
     est.add_argument("--estimates", type=Path, default=DEFAULT_CACHE,
                      help="the simulator's estimate cache (default benchmarks/gpu/estimates.json)")
@@ -135,7 +139,17 @@ def _run(args: argparse.Namespace) -> int:
     items = _items(args)
     if args.estimates_only:
         return _estimates_only(args, items)
-    from .run import Options, graduate
+    from .run import Options, compare_saved, graduate
+
+    if args.ncu_from is not None:
+        opts = Options(items=items, backends=[], ncu=True, ncu_size=args.ncu_size,
+                       cache=None if args.no_estimates else args.estimates, estimate_budget_s=args.estimate_budget,
+                       estimate_jobs=args.jobs, progress=lambda line: print(line, file=sys.stderr, flush=True))
+        try:
+            print(compare_saved(args.ncu_from, opts))
+        except (OSError, ValueError, KeyError) as e:
+            raise Usage(f"--ncu-from {args.ncu_from}: {e}") from None
+        return 0
 
     for name in BACKENDS:
         if args.backend == "all" and BACKENDS[name] is None:
@@ -145,7 +159,7 @@ def _run(args: argparse.Namespace) -> int:
                    estimates=not (args.no_estimates or args.interpret), estimate_budget_s=args.estimate_budget,
                    estimate_jobs=args.jobs, task_timeout_s=args.timeout, interpret=args.interpret,
                    progress=lambda line: print(line, file=sys.stderr, flush=True),
-                   resume=getattr(args, "resume", False))
+                   resume=getattr(args, "resume", False), ncu_timeout_s=args.ncu_timeout)
     if args.ncu:
         from .ncu import ncu_path
 

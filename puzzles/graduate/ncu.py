@@ -148,6 +148,39 @@ class NcuRun:
     command: str = ""
 
 
+def merge(runs: list[NcuRun]) -> NcuRun:
+    """Several ``profile`` runs (one per batch of puzzles) as one: each child numbers its launches from 0, so
+    each run's IDs, in its manifest and in ncu's rows alike, are shifted past the runs before it."""
+    launches: dict[int, NcuLaunch] = {}
+    manifest: list[dict] = []
+    offset = 0
+    for run in runs:
+        width = max([e["id"] + 1 for e in run.manifest] + [k + 1 for k in run.launches] + [0])
+        for k, launch in run.launches.items():
+            launches[k + offset] = NcuLaunch(k + offset, launch.kernel, launch.grid, launch.block, launch.metrics)
+        manifest += [{**e, "id": e["id"] + offset} for e in run.manifest]
+        offset += width
+    errors = [r.error for r in runs if r.error]
+    return NcuRun(launches, manifest, "; ".join(errors), " && ".join(r.command for r in runs if r.command))
+
+
+def load_saved(folder: Path) -> NcuRun:
+    """What a run left in ``folder`` (``ncu.csv``, ``ncu_manifest.jsonl``: ``--out``'s copies), read again: for a
+    comparison made after the GPU run, e.g. when the run was cut off before its comparison."""
+    numbered = sorted(folder.glob("ncu-*.csv"), key=lambda p: int(p.stem.split("-")[1]))
+    pairs = [(p, folder / f"ncu_manifest-{p.stem.split('-')[1]}.jsonl") for p in numbered] or \
+        [(folder / "ncu.csv", folder / "ncu_manifest.jsonl")]
+    runs = []
+    for csv_path, manifest_path in pairs:
+        if not csv_path.is_file() or not manifest_path.is_file():
+            raise FileNotFoundError(f"{folder} has no {csv_path.name} and {manifest_path.name} (saved by --ncu --out)")
+        lines = manifest_path.read_text(encoding="utf-8").splitlines()
+        launches = parse_csv(csv_path.read_text(encoding="utf-8", errors="replace"))
+        runs.append(NcuRun(launches, [json.loads(ln) for ln in lines if ln.strip()],
+                           "" if launches else f"no ncu rows in {csv_path}", f"(read from {csv_path})"))
+    return merge(runs)
+
+
 def profile(items: list[dict], size: int, workdir: Path, metrics: list[str], timeout_s: float,
             env: dict | None = None) -> NcuRun:
     """Run the child under ncu; ``items`` are ``{"slug", "path"}``."""

@@ -37,6 +37,7 @@ from . import estimates, ncu, pool, resume, table
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_SIZE = 1 << 26
 DEFAULT_NCU_SIZE = 1 << 20
+NCU_BATCH = 10          # puzzles per ncu run (about 150 launches, under a minute on the H200)
 
 
 def _default_cache() -> Path:
@@ -64,7 +65,7 @@ class Options:
     estimate_budget_s: float = 300.0           # from the start: simulator jobs still running then are cut off
     estimate_jobs: int | None = None
     task_timeout_s: float = 180.0
-    ncu_timeout_s: float = 240.0
+    ncu_timeout_s: float = 240.0               # per batch of NCU_BATCH puzzles
     progress: Any = None                       # a callable taking one line, or None
     worker_command: list[str] | None = None    # tests stand in for the GPU worker (worker.py's protocol)
     interpret: bool = False                    # Triton's interpreter on the CPU instead of a GPU (no timing)
@@ -204,14 +205,20 @@ def graduate(opts: Options) -> Outcome:
             from gpusim.observe.metrics import METRIC_KEYS
 
             items = [{"slug": p.slug, "path": str(path)} for p, path in opts.items if p.slug not in previous.ncu_items]
-            if items:
-                say(f"ncu: profiling the benchmark launches of {len(items)} puzzle(s) at "
-                    f"{estimates.size_label(opts.ncu_size)} ...")
-                ncu_run = ncu.profile(items, opts.ncu_size, scratch / "ncu", list(METRIC_KEYS), opts.ncu_timeout_s,
-                                      env)
-                say("ncu: " + (ncu_run.error or f"{len(ncu_run.launches)} launches profiled"))
-            else:
-                ncu_run = ncu.NcuRun({}, [])
+            # ncu prints its results only when the program it profiles exits, so a run cut off by its timeout
+            # keeps nothing: batches of puzzles, each its own ncu run and timeout, each kept as it finishes
+            batches = [items[i:i + NCU_BATCH] for i in range(0, len(items), NCU_BATCH)]
+            runs: list[ncu.NcuRun] = []
+            ncu_run = ncu.NcuRun({}, [])
+            for number, batch in enumerate(batches, 1):
+                say(f"ncu: profiling the benchmark launches of {len(batch)} puzzle(s) at "
+                    f"{estimates.size_label(opts.ncu_size)} (batch {number} of {len(batches)}) ...")
+                runs.append(ncu.profile(batch, opts.ncu_size, scratch / "ncu" / str(number), list(METRIC_KEYS),
+                                        opts.ncu_timeout_s, env))
+                say("ncu: " + (runs[-1].error or f"{len(runs[-1].launches)} launches profiled"))
+                ncu_run = ncu.merge(runs)
+                ncu_items = {"run": ncu_run, "kept": previous.ncu_items}
+                checkpoint(ncu_items)
             ncu_items = {"run": ncu_run, "kept": previous.ncu_items}
             checkpoint(ncu_items)
         if harvest():
@@ -418,6 +425,36 @@ def ncu_comparisons(opts: Options, ncu_items: dict, est_jobs) -> list[dict]:
     return out
 
 
+def compare_saved(folder: Path, opts: Options) -> str:
+    """``--ncu-from DIR``: the ncu comparison of a GPU run made again from what it left in ``DIR`` (ncu's CSV and
+    manifest, ``graduate.json``'s device, ``estimates.json``), with no GPU: gpusim's metrics come from the estimate
+    caches, and the launches they lack are simulated here (within ``--estimate-budget``)."""
+    say = opts.progress or (lambda line: None)
+    saved = ncu.load_saved(folder)
+    device = json.loads((folder / "graduate.json").read_text(encoding="utf-8"))["device"]
+    cache = estimates.EstimateCache(opts.cache)
+    cache.entries.update(estimates.EstimateCache(folder / "estimates.json").entries)
+    gpu = estimates.gpu_model(device["name"])
+    slugs = {e["slug"] for e in saved.manifest}
+    items = [(p, path) for p, path in opts.items if p.slug in slugs]
+    scratch = Path(tempfile.mkdtemp(prefix="graduate-ncu-"))
+    jobs = pool.Pool(max_jobs=opts.estimate_jobs, workdir=scratch / "jobs")
+    try:
+        est_jobs = submit_estimates(jobs, cache, items, [opts.ncu_size], gpu, priority_size=opts.ncu_size)
+        if jobs.pending():
+            say(f"simulating {jobs.pending()} launch(es) the estimate caches do not hold ...")
+        deadline = time.monotonic() + opts.estimate_budget_s
+        while jobs.pending() and time.monotonic() < deadline:
+            jobs.wait(min(deadline, time.monotonic() + 2))
+        jobs.close(f"not finished within --estimate-budget {opts.estimate_budget_s:.0f} s")
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    comparisons = ncu_comparisons(Options(items=items, backends=[], ncu=True, ncu_size=opts.ncu_size),
+                                  {"run": saved, "kept": {}}, est_jobs)
+    return ncu_text({"size": opts.ncu_size, "error": saved.error, "command": saved.command,
+                     "launches": comparisons})
+
+
 def _compare_launch(item: dict, est_jobs, ncu_size: int) -> dict:
     from gpusim.observe.metrics import METRIC_KEYS
 
@@ -534,10 +571,14 @@ def write_files(out_dir: Path, outcome: Outcome, cache=None, scratch: Path | Non
     if scratch is None:
         return
     cache.save(out_dir / "estimates.json")
-    for name in ("ncu.csv", "ncu_manifest.jsonl"):
-        src = scratch / "ncu" / name
-        if src.is_file():
-            shutil.copy(src, out_dir / name)
+    batches = sorted((p for p in (scratch / "ncu").glob("*") if p.name.isdigit()), key=lambda p: int(p.name)) \
+        if (scratch / "ncu").is_dir() else []
+    for folder in batches:                      # ncu-1.csv, ncu_manifest-1.jsonl, ...: ncu.load_saved reads them
+        for name in ("ncu.csv", "ncu_manifest.jsonl"):
+            src = folder / name
+            if src.is_file():
+                stem, ext = name.split(".")
+                shutil.copy(src, out_dir / f"{stem}-{folder.name}.{ext}")
     log = scratch / "worker.log"
     if log.is_file():
         shutil.copy(log, out_dir / "worker.log")

@@ -144,16 +144,17 @@ def problems(rows: list[Row]) -> list[str]:
 
 
 def notes(rows: list[Row]) -> list[str]:
-    """Rows timed at their largest valid case, and rows without an estimate or a check."""
-    out = []
+    """Rows timed at their largest valid case, and rows without an estimate or a check: a puzzle's note once
+    whatever its back ends (the case and the estimate are the puzzle's), a missing check per back end."""
+    out: dict[str, None] = {}
     for r in rows:
         if r.size == "max" and r.bench_note:
-            out.append(f"{r.number} {r.slug}: {r.bench_note}")
+            out[f"{r.number} {r.slug}: {r.bench_note}"] = None
         if r.time_s and r.estimate_s is None and r.estimate_note:
-            out.append(f"{r.number} {r.slug}: no simulator estimate ({r.estimate_note})")
+            out[f"{r.number} {r.slug}: no simulator estimate ({r.estimate_note})"] = None
         if r.bench_check.startswith("not checked"):
-            out.append(f"{r.number} {r.slug}: benchmark outputs {r.bench_check}")
-    return out
+            out[f"{r.number} {r.slug} ({r.backend}): benchmark outputs {r.bench_check}"] = None
+    return list(out)
 
 
 def row_dict(row: Row) -> dict:

@@ -2,7 +2,7 @@
 
 Blocks of (TILE, ROWS) threads; block (bx, by) owns the tile a[by*TILE.., bx*TILE..] and each thread
 moves TILE // ROWS elements. You may use: cuda.threadIdx / blockIdx, cuda.shared.array (one float32 tile,
-at most TILE * (TILE + 1) * 4 bytes), cuda.syncthreads(), for-range loops, `if`.
+at most TILE * (TILE + 1) * 4 bytes), cuda.local.array, cuda.syncthreads(), for-range loops, `if`.
 ★★ needs coalesced loads and stores, ★★★ no shared-memory bank conflicts.
 """
 import numba

@@ -20,16 +20,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from dropin_child import dropin_env, run_child
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[1]
-
-
-def _env() -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GPUSIM_CUDASIM", "NUMBA_ENABLE_CUDASIM"))}
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
-    env.update(GPUSIM_CUDASIM="strict", NUMBA_ENABLE_CUDASIM="1")
-    return env
 
 
 #: a results file cudasim_language.py wrote on a real GPU (run without NUMBA_ENABLE_CUDASIM): the same
@@ -41,11 +34,7 @@ RECORDED = os.environ.get("GPUSIM_LANGUAGE_RESULTS")
 def res(tmp_path_factory):
     if RECORDED:
         return json.loads(Path(RECORDED).read_text())
-    out = tmp_path_factory.mktemp("language") / "res.json"
-    proc = subprocess.run([sys.executable, str(HERE / "cudasim_language.py"), str(out)], env=_env(),
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(out.read_text())
+    return run_child(HERE / "cudasim_language.py", tmp_path_factory.mktemp("language") / "res.json")
 
 
 @pytest.mark.skipif(bool(RECORDED), reason="results recorded on a GPU")
@@ -176,6 +165,6 @@ def test_a_kernel_in_python_c_prints_through_gpusim():
         show[1, 3]((7, 9))
         assert gpusim.cudasim.stats().gpusim_launches == 1
         """)
-    proc = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, "-c", code], env=dropin_env(), capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.splitlines() == [f"{t} 7 9" for t in range(3)]

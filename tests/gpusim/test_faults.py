@@ -11,7 +11,15 @@ from numba import cuda
 from simkit import faults, line_of, one_fault, run, run_clean
 
 import gpusim
-from gpusim import BarrierDivergence, KernelError, KernelTimeout, LaunchError, OutOfBounds, UninitializedRead
+from gpusim import (
+    BarrierDivergence,
+    KernelError,
+    KernelTimeout,
+    LaunchError,
+    OutOfBounds,
+    UninitializedRead,
+    UnsupportedConstruct,
+)
 
 # ---------------------------------------------------------------------------------------------- OutOfBounds
 
@@ -494,10 +502,16 @@ def test_wrong_number_of_arguments_is_a_launch_error():
         gpusim.jit(guarded)[1, 32](np.zeros(4), np.zeros(4), np.zeros(4))
 
 
-@pytest.mark.parametrize("bad", [[1.0, 2.0], "abc", None, b"bytes", np.array(["x", "y"]), {"a": 1}])
+@pytest.mark.parametrize("bad", [[1.0, 2.0], "abc", None, b"bytes", np.array([1], ">i4"), {"a": 1}])
 def test_bad_argument_types_are_launch_errors(bad):
     with pytest.raises(LaunchError):
         gpusim.launch(guarded, 1, 32, (bad, np.zeros(4)))
+
+
+def test_a_string_array_is_an_argument_whose_arithmetic_is_refused_at_its_line():
+    with pytest.raises(UnsupportedConstruct, match=r"operator \* is not supported on str\[1\]") as e:
+        gpusim.launch(guarded, 1, 32, (np.array(["x", "y"]), np.zeros(4)))
+    assert e.value.lineno == line_of(guarded, "a[i] * 2")
 
 
 # ---------------------------------------------------------------------------------------------- every fault

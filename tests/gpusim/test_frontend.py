@@ -16,7 +16,7 @@ from numba import cuda
 from simkit import load_module, run, run_clean
 
 import gpusim
-from gpusim import KernelCompileError, KernelSyntaxError, UnsupportedConstruct
+from gpusim import KernelCompileError, KernelError, KernelSyntaxError, UnsupportedConstruct
 
 _counter = itertools.count()
 
@@ -288,7 +288,7 @@ def test_docstrings_and_annotated_assignments_are_accepted():
 REJECTED = [
     ("a list", "x = [1, 2]", "x = [1, 2]"),
     ("a dict", "x = {1: 2}", "x = {1: 2}"),
-    ("strings", 'x = "hello"', 'x = "hello"'),
+    ("operators on strings", 'x = "hello" + "!"', 'x = "hello" + "!"'),
     ("an f-string", 'x = f"{i}"', 'x = f"{i}"'),
     ("a lambda", "f = lambda v: v", "f = lambda v: v"),
     ("a list comprehension", "x = [v for v in range(3)]", "x = [v for v in range(3)]"),
@@ -337,7 +337,7 @@ def test_unsupported_builtins_are_named_as_unsupported_not_undefined(tmp_path):
     assert e.value.lineno == line_in(mod.__file__, "input(i)")
 
 
-def test_recursion_is_rejected(tmp_path):
+def test_recursion_runs_per_lane_to_each_lanes_depth(tmp_path):
     mod = load(tmp_path, """
         from numba import cuda
 
@@ -352,30 +352,94 @@ def test_recursion_is_rejected(tmp_path):
             i = cuda.grid(1)
             out[i] = fact(i)
     """)
-    with pytest.raises(UnsupportedConstruct, match="recursion") as e:
-        run(mod.k, 1, 4, np.zeros(4, np.int64))
-    assert e.value.filename == mod.__file__ and e.value.lineno > 0
+    out = np.zeros(6, np.int64)
+    run_clean(mod.k, 1, 6, out)
+    assert out.tolist() == [1, 1, 2, 6, 24, 120]
 
 
-def test_mutual_recursion_is_rejected(tmp_path):
+def test_mutual_recursion_runs(tmp_path):
     mod = load(tmp_path, """
         from numba import cuda
 
         def ping(n):
             if n <= 0:
                 return 0
-            return pong(n - 1)
+            return pong(n - 1) + 1
 
         def pong(n):
-            return ping(n)
+            return ping(n) * 2
 
         @cuda.jit
         def k(out):
             i = cuda.grid(1)
             out[i] = ping(i)
     """)
-    with pytest.raises(UnsupportedConstruct, match="recursion"):
-        run(mod.k, 1, 4, np.zeros(4, np.int64))
+    out = np.zeros(5, np.int64)
+    run_clean(mod.k, 1, 5, out)
+    assert out.tolist() == [0, 1, 3, 7, 15]  # ping(0) = 0, ping(n) = 2 * ping(n - 1) + 1
+
+
+def test_a_runaway_recursion_is_a_fault_at_the_function_and_the_thread(tmp_path):
+    mod = load(tmp_path, """
+        from numba import cuda
+
+        def down(n):
+            if n == 0:
+                return 0
+            return down(n - 1)
+
+        @cuda.jit
+        def k(out, start):
+            i = cuda.grid(1)
+            out[i] = down(start[i])
+    """)
+    report = run(mod.k, 1, 3, np.zeros(3, np.int64), np.array([2, 1, -3], np.int64))
+    (fault,) = report.faults
+    assert isinstance(fault, KernelError) and "'down' recursed more than 200 calls deep" in fault.message
+    assert fault.thread == (2, 0, 0) and fault.lineno == line_in(mod.__file__, "def down(n):")
+
+
+def test_a_recursive_call_before_the_base_case_is_typed_by_the_base_case(tmp_path):
+    # numba types the recursion by the returns that do not need it: `return 0` (int64), `return 1.0` (float64)
+    mod = load(tmp_path, """
+        from numba import cuda
+
+        def depth(n):
+            if n > 0:
+                return depth(n - 1) + 1
+            return 0
+
+        def power(x, n):
+            if n > 0:
+                y = power(x, n - 1)
+                return y * x
+            return 1.0
+
+        @cuda.jit
+        def k(ints, floats, x):
+            i = cuda.grid(1)
+            ints[i] = depth(i)
+            floats[i] = power(x, i)
+    """)
+    ints, floats = np.zeros(5, np.int64), np.zeros(5)
+    run_clean(mod.k, 1, 5, ints, floats, 2.0)
+    assert ints.tolist() == [0, 1, 2, 3, 4] and floats.tolist() == [1.0, 2.0, 4.0, 8.0, 16.0]
+
+
+def test_a_recursion_no_return_types_is_refused(tmp_path):
+    mod = load(tmp_path, """
+        from numba import cuda
+
+        def forever(n):
+            return forever(n + 1)
+
+        @cuda.jit
+        def k(out):
+            out[0] = forever(0)
+    """)
+    with pytest.raises(UnsupportedConstruct, match="cannot type infer runaway recursion") as e:
+        run(mod.k, 1, 1, np.zeros(1, np.int64))
+    assert e.value.lineno == line_in(mod.__file__, "return forever(n + 1)")
 
 
 def test_a_global_of_an_unusable_kind_is_named(tmp_path):

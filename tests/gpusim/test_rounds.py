@@ -9,7 +9,6 @@ import numpy as np
 from numba import cuda
 
 import gpusim
-from gpusim.observe.rounds import UNROLL
 
 F32 = np.float32
 
@@ -130,12 +129,55 @@ def test_a_reduction_loop_waits_once_per_unrolled_body():
     assert got["rounds_dram_max"] == 2 and got["rounds_dram_sum"] == 3 * 2
 
 
-def test_a_loop_with_no_visible_use_waits_once_per_unrolled_body():
+def test_a_loop_with_no_visible_use_waits_once_per_unrolled_body_and_per_remainder_trip():
     x = np.ones((2, 32 * 10), F32)
     got = rounds(row_max, 2, 32, (x, np.zeros((2, 32), F32)))
-    # 10 loads of one line with only compares between: the unrolled body holds 4 -> rounds of 4, 4 and 2
-    assert UNROLL == 4
-    assert got["rounds_dram_max"] == 3 and got["rounds_dram_sum"] == 2 * 3
+    # 10 trips, unrolled by 4 with the 2 left over first (sm_90 SASS of this kernel, numba-cuda 0.30.4: a
+    # loop of one LDG, then four LDG in a row): 2 single trips, then two bodies of 4 -> 4 rounds
+    assert got["rounds_dram_max"] == 4 and got["rounds_dram_sum"] == 2 * 4
+
+
+def test_a_loop_of_two_trips_waits_twice():
+    x = np.ones((3, 64), F32)
+    got = rounds(row_sum, 3, 32, (x, np.zeros((3, 32), F32)))
+    # 64 columns / 32 threads = 2 trips, both in the remainder loop (puzzle 42's loop: LDG LDG LDS FFMA
+    # per trip in its SASS): each waits for its load
+    assert got["rounds_dram_max"] == 2 and got["rounds_dram_sum"] == 3 * 2
+
+
+@cuda.jit
+def ragged(x, out, n):
+    t = cuda.threadIdx.x
+    acc = F32(0)
+    for k in range(n + t % 2):          # starts at 0: LLVM puts the remainder after the unrolled body
+        acc += x[k * 32 + t]
+    out[t] = acc
+
+
+def test_an_epilog_remainder_waits_once_per_trip_of_the_warps_longest_lane():
+    got = rounds(ragged, 1, 32, (np.ones(6 * 32, F32), np.zeros(32, F32), 5))
+    # lanes of 5 and 6 trips; the SASS: a body of 4 LDG, then a loop of one LDG: one wait for the body, then
+    # the remainder loop runs 2 trips for the warp
+    assert got["rounds_dram_max"] + got["rounds_l2_max"] == 3
+
+
+@cuda.jit
+def running_sum(a, out):
+    s = cuda.shared.array(32, numba.float32)
+    t = cuda.threadIdx.x
+    s[t] = a[t]
+    cuda.syncthreads()
+    acc = F32(0)
+    for j in range(t + 1):               # puzzle 12's loop: lane t runs t + 1 trips
+        acc += s[j]
+    out[t] = acc
+
+
+def test_a_warp_of_ragged_trips_waits_for_every_pass_and_every_remainder_trip():
+    got = rounds(running_sum, 1, 32, (np.ones(32, F32), np.zeros(32, F32)))
+    # trips 1..32 in one warp, unrolled by 4 with the remainder last (SASS: 4 LDS per pass, then a loop of one
+    # LDS): max(T div 4) = 8 passes and max(T mod 4) = 3 remainder trips
+    assert got["rounds_shared_max"] == 8 + 3
 
 
 def test_a_tile_loaded_through_shared_memory_waits_once_per_row():

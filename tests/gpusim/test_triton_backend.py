@@ -185,6 +185,18 @@ def counts_leading_zeros_of_int8(a, out):
     out[0] = cuda.clz(a[0])
 
 
+@cuda.jit(device=True)
+def triangle(n):
+    if n <= 0:
+        return 0
+    return n + triangle(n - 1)
+
+
+@cuda.jit
+def calls_a_recursion(a):
+    a[0] = triangle(4)
+
+
 REFUSALS = [
     (uses_print, (np.zeros(2),), "print() in a kernel", "print(a[0])"),
     (uses_atomic_inc, (np.zeros(2, np.uint32),), "cuda.atomic.inc has no Triton translation", "atomic.inc"),
@@ -270,6 +282,14 @@ def test_what_cannot_be_translated_is_named_with_its_line(kernel, args, message,
     lines, first = inspect.getsourcelines(kernel.py_func)
     expected = first + next(k for k, ln in enumerate(lines) if source in ln and not ln.lstrip().startswith("def"))
     assert e.filename == __file__ and e.lineno == expected and source in e.source_line
+
+
+def test_a_recursion_is_refused_at_the_recursive_call():
+    # device functions are inlined into the Triton program: a recursive one would never end
+    with pytest.raises(NotTranslatable, match="a recursive call of the device function 'triangle'") as info:
+        program(calls_a_recursion, (np.zeros(2, np.int64),))
+    lines, first = inspect.getsourcelines(triangle.py_func)
+    assert info.value.lineno == first + next(k for k, ln in enumerate(lines) if "triangle(n - 1)" in ln)
 
 
 def test_a_block_larger_than_the_gpu_allows_is_refused():

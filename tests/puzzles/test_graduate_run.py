@@ -112,3 +112,35 @@ def test_ncu_numbers_are_paired_with_their_launches_and_every_difference_is_flag
     assert {f for (i, name), f in flags.items() if name.startswith("dram")} == {"estimate"}
     assert "ncu vs gpusim" in outcome.text and "DIFF" in outcome.text
     assert "## ncu vs gpusim at 2^12" in (tmp_path / "out" / "graduate.md").read_text()
+
+
+@pytest.mark.slow
+def test_ncu_runs_in_batches_whose_launch_ids_are_merged_and_the_saved_files_compare_again(tmp_path, monkeypatch):
+    """One puzzle per ncu run: the stand-in ncu numbers each run's launches from 0 and changes a metric of its
+    launch 0, so the second run's change must land on the merged launch 1 (multi-block-scan's first), and
+    ``--ncu-from`` must find the same two differences in the files the run left, without a GPU."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "ncu"
+    fake.write_text(f"#!/bin/sh\nexec {sys.executable} {Path(__file__).with_name('graduate_fake_ncu.py')} \"$@\"\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:{__import__('os').environ['PATH']}")
+    monkeypatch.setenv("FAKE_WORKER", "{}")
+    changed = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
+    monkeypatch.setenv("FAKE_NCU_DIFF", changed)
+    monkeypatch.setattr(run, "NCU_BATCH", 1)
+    outcome = run.graduate(_options(tmp_path, ["blocks", "multi-block-scan"], ncu=True, ncu_size=SIZE))
+    launches = outcome.doc["ncu"]["launches"]
+    assert [(x["id"], x["slug"], x["step"]) for x in launches] == [
+        (0, "blocks", 0), (1, "multi-block-scan", 0), (2, "multi-block-scan", 1), (3, "multi-block-scan", 2)]
+    assert {(x["id"], r["name"]) for x in launches for r in x["rows"] if r["flag"] == "DIFF"} == \
+        {(0, changed), (1, changed)}
+    out = tmp_path / "out"
+    assert sorted(p.name for p in out.glob("ncu*")) == ["ncu-1.csv", "ncu-2.csv", "ncu_manifest-1.jsonl",
+                                                       "ncu_manifest-2.jsonl"]
+    opts = run.Options(items=_options(tmp_path, ["blocks", "multi-block-scan"]).items, backends=[], ncu=True,
+                       ncu_size=SIZE, cache=tmp_path / "estimates.json", estimate_jobs=1)
+    text = run.compare_saved(out, opts)
+    diff_lines = [ln for ln in text.splitlines() if ln.rstrip().endswith("DIFF")]
+    assert [ln.split()[0] for ln in diff_lines] == [changed, changed]
+    assert "blocks launch 1" in text and "multi-block-scan launch 1" in text

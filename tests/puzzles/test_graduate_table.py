@@ -51,3 +51,10 @@ def test_a_row_without_time_or_estimate_shows_dashes():
     cells = table.cells(row)
     assert cells[5:] == ["—"] * 6
     assert table.sig(0.004567) == "0.00457" and table.sig(70.25) == "70.2" and table.sig(4101.2) == "4,101"
+
+
+def test_a_puzzles_notes_appear_once_whatever_its_back_ends_and_a_missing_check_names_its_back_end():
+    rows = [_row(backend=b, size="max", bench_note="one block by design", time_s=3e-6, estimate_note="too big",
+                 bench_check="pass" if b == "numba" else "not checked: no outputs") for b in ("numba", "triton")]
+    assert table.notes(rows) == ["6 blocks: one block by design", "6 blocks: no simulator estimate (too big)",
+                                 "6 blocks (triton): benchmark outputs not checked: no outputs"]

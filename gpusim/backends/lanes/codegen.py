@@ -23,6 +23,10 @@ The execution model (read this first)
   lockstep execution never hides a race.
 * Functions and loop iterations charge their work to a step budget (``work.py``); past it a ``KernelTimeout``
   fault ends the launch.
+* A device function is a Python function of the chunk's lanes: a call runs it for the caller's active lanes,
+  under their mask, with its own locals. A recursive one (``recursive_functions``) returns at once when no lane
+  is active (so a recursion that ends per lane ends), and past ``MAX_RECURSION_DEPTH`` nested calls a
+  ``KernelError`` names it and the thread (``Runtime.recurse``).
 
 Types are the IR's (numba-cuda's): the generated code applies NumPy operations to operands already of the
 right type. What the subset excludes is rejected by the front end (``gpusim.frontend``) before this runs.
@@ -43,11 +47,13 @@ import numpy as np
 
 from ...ir import nodes as N
 from ...ir.nodes import Uni
-from ...ir.types import Array, Scalar, Type
+from ...ir.types import Array, CharSeq, RecordRef, Scalar, Tuple, Type
 from ...ir.unroll import plan_loops
 from ...ir.walk import walk_stmts
 from ...runtime import intrinsics, libdevice
+from .barriers import skipped_only_by_exiting
 from .expressions import Ctx, ExpressionGen
+from .recursion import recursive_functions
 from .work import OVERHEAD, iteration, straight_line
 
 
@@ -66,9 +72,12 @@ class Compiled:
 
 
 class FunctionGen(ExpressionGen):
-    def __init__(self, module: ModuleGen, fn: N.Function, pyname: str, instrument: bool):
+    def __init__(self, module: ModuleGen, fn: N.Function, pyname: str, instrument: bool, recursive: bool = False):
         self.mod = module
         self.fn = fn
+        #: the function calls itself (directly or through others): it returns at once for an empty mask, and
+        #: counts its depth (``Runtime.recurse``)
+        self.recursive = recursive
         self.pyname = pyname
         self.instrument = instrument
         self.out: list[tuple[str, int]] = []
@@ -81,6 +90,7 @@ class FunctionGen(ExpressionGen):
         self.masked_return = any(isinstance(s, N.Return) and s.uni > Uni.GRID for s in walk_stmts(fn.body))
         self.param_names = {p.name for p in fn.params}
         self.unrolled = plan_loops(fn) if instrument else {}   # loops whose requests the observers regroup
+        self.exit_skipped = skipped_only_by_exiting(fn)       # barriers skipped only by threads leaving
 
     # -- helpers --------------------------------------------------------------------------------------
     def tmp(self, prefix: str = "_t") -> str:
@@ -139,12 +149,32 @@ class FunctionGen(ExpressionGen):
             if name not in names and (fn.var_uni[name] > Uni.GRID or name in converted) and not name.startswith("$"):
                 self.emit(f"{self.var(name)} = None")
         entry = straight_line(fn.body)
+        if self.recursive:
+            # no lane left to run it: return a placeholder at once (the caller merges nothing of it), else
+            # a recursion whose end depends on lanes' values would never end once they have all returned
+            self.emit(f"if not _m0.any(): return {self.placeholder(fn.return_type)}")
         self.emit(f"rt.tick({fn.line}, _m0, {entry.fixed * OVERHEAD}, {entry.lanes})")
         start = len(self.out)
+        if self.recursive:
+            self.emit(f"rt.recurse({fn.line}, _m0, {fn.py_name!r})")
+            self.emit("try:")
+            self.indent += 1
         self.block(fn.body, Ctx("_m0", False, None))
         self.out[start:start] = self.prologue
         if not fn.is_kernel:
             self.emit("return _rv")
+        if self.recursive:
+            self.indent -= 1
+            self.emit("finally:")
+            self.emit("    rt.depth -= 1")
+
+    def placeholder(self, t: Type) -> str:
+        """A value of type ``t`` that no lane reads (a recursive call under an empty mask returns it)."""
+        if isinstance(t, (Scalar, CharSeq)):
+            return self.const(0 if isinstance(t, Scalar) else "", t)
+        if isinstance(t, Tuple) and not isinstance(t, RecordRef):
+            return "(" + "".join(self.placeholder(x) + ", " for x in t.items) + ")"
+        return "None"
 
     # -- statements -----------------------------------------------------------------------------------
     def block(self, body: list[N.Stmt], ctx: Ctx) -> None:
@@ -218,8 +248,9 @@ class FunctionGen(ExpressionGen):
             if not code.isidentifier():
                 self.emit(code)
         elif isinstance(s, N.SharedDecl):
+            align = f", {s.alignment}" if s.alignment is not None else ""
             self.emit(f"{self.var(s.target)} = rt.shared_array({s.decl}, {s.name!r}, {s.shape!r}, "
-                      f"{self.dtype(s.dtype)}, {m}, {s.line})")
+                      f"{self.dtype(s.dtype)}, {m}, {s.line}{align})")
         elif isinstance(s, N.LocalDecl):
             self.emit(f"{self.var(s.target)} = rt.local_array({s.decl}, {s.name!r}, {s.shape!r}, "
                       f"{self.dtype(s.dtype)}, {m}, {s.line})")
@@ -250,7 +281,8 @@ class FunctionGen(ExpressionGen):
             self.return_stmt(s, ctx)
             return True
         elif isinstance(s, N.Barrier):
-            self.emit(f"rt.{'grid_sync' if s.grid else 'syncthreads'}({m}, {s.line})")
+            leaving = ", True" if id(s) in self.exit_skipped else ""
+            self.emit(f"rt.{'grid_sync' if s.grid else 'syncthreads'}({m}, {s.line}{leaving})")
         elif isinstance(s, N.SyncWarp):
             self.emit(f"rt.syncwarp({m}, {self.expr(s.mask, ctx)}, {s.line})")
         elif isinstance(s, N.Fence):
@@ -445,6 +477,8 @@ class ModuleGen:
     def const(self, value: Any, t: Type) -> str:
         if isinstance(t, Scalar):
             return self._name(("const", t.name, repr(value)), "_K", t.dtype.type(value))
+        if isinstance(t, CharSeq):
+            return self._name(("const", str(t), repr(value)), "_K", t.value(value))
         raise TypeError(f"no constant of type {t}")  # pragma: no cover
 
     def dtype(self, dt: np.dtype) -> str:
@@ -469,8 +503,10 @@ class ModuleGen:
         for k, name in enumerate(order):
             self.functions[name] = f"_kernel_{module.entry.py_name}" if k == 0 else f"_dev_{k}_" + "".join(
                 c if c.isalnum() else "_" for c in module.functions[name].py_name)
+        recursive = recursive_functions(module)
         for name in order:
-            gen = FunctionGen(self, module.functions[name], self.functions[name], self.instrument)
+            gen = FunctionGen(self, module.functions[name], self.functions[name], self.instrument,
+                              name in recursive)
             gen.generate()
             self.lines.extend(gen.out)
             self.lines.append(("", 0))

@@ -13,7 +13,7 @@ import numpy as np
 
 from ...ir import nodes as N
 from ...ir.nodes import Uni
-from ...ir.types import Scalar
+from ...ir.types import CharSeq, Scalar
 from ...runtime.libdevice import FLOPS as LIBDEVICE_FLOPS
 
 _OPS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "lshift": "<<",
@@ -221,6 +221,8 @@ class ExpressionGen:
     def cast_code(self, e: N.Cast, ctx: Ctx) -> str:
         x = self.expr(e.value, ctx)
         src, dst = e.value.type, e.type
+        if isinstance(dst, CharSeq):  # truncated or padded with NULs, as NumPy converts S/U values
+            return f"np.asarray({x}).astype({self.dtype(dst)})"
         if isinstance(dst, Scalar) and dst.is_bool:
             return f"({x} != 0)"
         if dst.is_int and src.is_float:

@@ -918,6 +918,8 @@ class ProgramGen(ExpressionGen):
     # -- device functions --------------------------------------------------------------------------------------
     def inline(self, e: N.Call, ctx: Ctx) -> Val:
         fn = self.module.functions[e.function]
+        if any(f.fn is fn for f in self.frames):  # device functions are inlined: a recursive one has no end
+            raise self.fail(e.line, f"a recursive call of the device function {fn.py_name!r}")
         args = [self.value(a, ctx) for a in e.args]
         self.calls += 1
         prefix = f"_{_sanitize(fn.py_name).lstrip('_')}{self.calls}_"
