@@ -398,3 +398,45 @@ def test_a_nan_converts_to_an_integer_as_the_gpu_converts_it(tmp_path, cache):
     np.testing.assert_array_equal(out[0], [0, -2**31, -2**63, 2**31])
     np.testing.assert_array_equal(out[1:, 0], [i32.max, i32.min, -2, i32.max])
     np.testing.assert_array_equal(out[1:, 3], [u32.max, 0, 0, 3_900_000_000])
+
+
+EXITING_BARRIER = """
+    from numba import cuda
+
+    @cuda.jit
+    def guarded_sync(a, out):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[i] = a[i]
+            cuda.syncthreads()
+            out[i] += a[a.size - 1 - i]
+
+    @cuda.jit(device=True)
+    def fact(n):
+        if n <= 1:
+            return 1
+        return n * fact(n - 1)
+
+    @cuda.jit
+    def factorials(out):
+        i = cuda.grid(1)
+        out[i] = fact(i % 6)
+"""
+
+
+def test_a_barrier_skipped_only_by_leaving_threads_is_the_same_fault_and_recursion_is_refused(tmp_path, cache):
+    """Threads past the guard leave the kernel without reaching the barrier: both back ends report the barrier
+    marked ``skipped_by_exiting`` (gpusim.backends.lanes.barriers), with the same words."""
+    from backend_compare import report_differences
+
+    mod = load_module(tmp_path, EXITING_BARRIER)
+    reports = []
+    for backend in ("lanes", "compiled"):
+        a = np.arange(40, dtype=np.float64)
+        reports.append(gpusim.launch(mod.guarded_sync, 1, 64, (a, np.zeros(40)), backend=backend, instrument=False))
+    lanes, compiled = reports
+    assert [type(f).__name__ for f in compiled.faults] == ["BarrierDivergence"]
+    assert compiled.faults[0].skipped_by_exiting and "leaves the kernel" in str(compiled.faults[0])
+    assert not report_differences(lanes, compiled) and str(lanes.faults[0]) == str(compiled.faults[0])
+    with pytest.raises(LaunchError, match=r"recursive device functions \(fact\) are not compiled"):
+        gpusim.launch(mod.factorials, 1, 32, (np.zeros(32, np.int64),), backend="compiled", instrument=False)

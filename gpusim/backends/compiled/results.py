@@ -102,6 +102,16 @@ def _index_of(shape, space: str, elem: int) -> tuple[int, ...]:
     return tuple(int(i) for i in np.unravel_index(flat, shape)) if shape else ()
 
 
+def exit_skipped_lines(module) -> set[int]:
+    """The lines of the kernel's barriers that threads skip only on their way out (``lanes.barriers``): their
+    fault is marked ``skipped_by_exiting``, as the lanes back end marks it."""
+    from ...ir.walk import walk_stmts
+    from ..lanes.barriers import skipped_only_by_exiting
+
+    found = skipped_only_by_exiting(module.entry)
+    return {s.line for s in walk_stmts(module.entry.body) if id(s) in found}
+
+
 def build_faults(gen, st, rec: Recorder, shapes: dict[int, tuple]) -> list[KernelFault]:
     keys = {v: k for k, v in gen.keys.items()}
     races = {v: k for k, v in gen.race_keys.items()}
@@ -165,10 +175,12 @@ def build_faults(gen, st, rec: Recorder, shapes: dict[int, tuple]) -> list[Kerne
             out.append(rec.fill(f, line, g, None, (p[0],), count))
         elif kind == FK_BARRIER:
             _, mt = rec.where(p[0])
+            leaving = line in exit_skipped_lines(gen.module)
             f = BarrierDivergence(
                 f"syncthreads() reached by only {p[1]} of the block's {p[2]} live threads: a barrier must "
-                "be reached by every thread of the block that has not returned.")
-            f.details.append(f"thread {mt} of this block did not reach it (it is in a different branch)")
+                "be reached by every thread of the block that has not returned.", skipped_by_exiting=leaving)
+            f.details.append(f"thread {mt} of this block did not reach it (it is in a different branch)"
+                             + (", and leaves the kernel without doing anything else" if leaving else ""))
             out.append(rec.fill(f, line, g, None, None, count))
         elif kind == FK_MASK_OUT:
             f = BarrierDivergence(

@@ -90,6 +90,21 @@ def _check_expr(e: N.Expr) -> None:
 
 def check_module(module: N.Module) -> None:
     """``NotCompiled`` unless every function of ``module`` uses only what this back end knows."""
+    from ..lanes.barriers import skipped_only_by_exiting
+    from ..lanes.recursion import recursive_functions
+
+    recursive = recursive_functions(module)
+    if recursive:
+        raise NotCompiled(f"recursive device functions ({', '.join(sorted(recursive))}) are not compiled")
+    leaving = skipped_only_by_exiting(module.entry)
+    kinds: dict[int, set[bool]] = {}
+    for fn in module.functions.values():
+        for s in walk_stmts(fn.body):
+            if isinstance(s, N.Barrier):
+                kinds.setdefault(s.line, set()).add(id(s) in leaving)
+    for line, k in kinds.items():
+        if len(k) > 1:
+            raise NotCompiled(f"barriers on line {line} that some threads skip only by leaving and others not")
     for fn in module.functions.values():
         for p in fn.params:
             check_type(p.type, f"parameter {p.name!r}")
