@@ -107,11 +107,18 @@ def site_events(P, EV, EL, n, gt0, b0, T, NW, now, res, W, A, Rr, BT, WBT, LW, c
     distinct = instr and space != 2 and I[I_DISTINCT] != 0
     # an access nothing observes lane by lane (an untracked array, no counts, no trace rows): no lane loop
     busy = space == 2 or tracked or instr or tsok
+    # the block of the previous lane, kept: lanes come in order, and a division per lane costs more than the rest
+    lb = -1
+    lo = 0
+    hi = 0
     for k in range(n if busy else 0):
         e = EV[k]
         lane = EL[k]
         g = gt0 + lane
-        lb = lane // T
+        if lane < lo or lane >= hi:
+            lb = lane // T
+            lo = lb * T
+            hi = lo + T
         gb = b0 + lb
         if space == 2:
             x = lane * esize + e
@@ -125,7 +132,7 @@ def site_events(P, EV, EL, n, gt0, b0, T, NW, now, res, W, A, Rr, BT, WBT, LW, c
                 LW[x] = True
         elif tracked:
             se = lb * esize + e if space == 1 else e
-            w = gb * NW + (g % T) // WARP
+            w = gb * NW + (lane - lo) // WARP   # g % T: a chunk starts at a block
             btb = BT[gb]
             wbtw = WBT[w]
             wt = W[se, 0] - 1 if hasW else -1
