@@ -34,6 +34,10 @@ counts, the phase trace — by running the same schedule:
   launch runs again on one thread, so the report never depends on the thread count and races between
   blocks of different chunks are found as always.
 
+Before generating anything, ``support.py`` checks the IR against a whitelist of node classes, their fields,
+value types and launch arguments: a node or field the front end gained later, and what main added since this
+back end was written (``raise``, grid sync, complex values, records, array views/reshape/reinterpret, CharSeq,
+``alignment=``, recursive device functions, tuple/datetime64/float16 arguments, new intrinsics), is refused.
 What it does not run yet raises ``NotCompiled`` with the reason: ``backend="compiled"`` reports it as a
 ``LaunchError``, ``backend="auto"`` runs the lanes back end. Instrumented launches (``instrument=True``,
 ``launch``'s default: the latency rounds and the trace's shared-memory snapshots are not computed here), custom
