@@ -26,8 +26,19 @@ def matmul_case(n, tile=K.TILE):
     return kern, (g, g), (tile, tile), (a, b, np.zeros((n, n), np.float32))
 
 
+def naive_matmul_case(n):
+    """256x256 by 16x16 blocks, no shared memory: every thread reads a row of a and a column of b."""
+    rng = np.random.default_rng(3)
+    a = rng.random((n, n), dtype=np.float32)
+    b = rng.random((n, n), dtype=np.float32)
+    g = (n + 15) // 16
+    return K.naive_matmul, (g, g), (16, 16), (a, b, np.zeros((n, n), np.float32))
+
+
 CASES = {
     "map": map_case,
     "block_sum": block_sum_case,
     "matmul": matmul_case,
+    "matmul16": lambda n: matmul_case(n, K.BIG_TILE),
+    "naive_matmul": naive_matmul_case,
 }

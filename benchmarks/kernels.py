@@ -70,3 +70,14 @@ def tiled_matmul_16(a, b, c):
         cuda.syncthreads()
     if row < n and col < n:
         c[row, col] = acc
+
+
+@cuda.jit
+def naive_matmul(a, b, c):
+    col, row = cuda.grid(2)
+    n = a.shape[0]
+    if row < n and col < n:
+        acc = numba.float32(0.0)
+        for k in range(n):
+            acc += a[row, k] * b[k, col]
+        c[row, col] = acc

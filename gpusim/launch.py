@@ -217,7 +217,8 @@ def _instrumentation(trace: Any) -> list:
 
 def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_mem: int = 0, *,
            instrument: bool = True, trace: Any = True, max_steps: int | None = None,
-           observers: list | None = None, max_output_lines: int = DEFAULT_MAX_OUTPUT_LINES) -> LaunchReport:
+           observers: list | None = None, max_output_lines: int = DEFAULT_MAX_OUTPUT_LINES,
+           backend: str = "lanes") -> LaunchReport:
     """Run ``kernel`` over ``grid`` x ``block`` threads on the CPU and report what happened.
 
     ``kernel`` is a function, a ``@cuda.jit`` dispatcher, or an IR ``Module`` from
@@ -231,6 +232,11 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     ``max_steps`` is the launch's step budget (default ``DEFAULT_MAX_STEPS``): steps of work, one step being
     one thread doing one simple operation, counted the same on every machine. A launch past it stops with a
     ``KernelTimeout`` fault, so an endless loop ends within seconds at any launch size.
+
+    ``backend``: "lanes" (NumPy lane vectors, the default), "compiled" (numba-compiled loops,
+    ``gpusim.backends.compiled``: the same report, faster on large launches, a compile the first time; a
+    ``LaunchError`` says what it cannot run) or "auto" (compiled where ``backends.compiled.entry.choose``
+    finds it pays and applies, else lanes).
     """
     t0 = time.perf_counter()
     g = limits.dims(grid, "grid")
@@ -280,6 +286,14 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     if instrument and not refused:
         limits.check_counts(memory, info.num_blocks, info.num_threads, int(shared_mem),
                             len({id(v) for _, v, _ in leaves if isinstance(v, np.ndarray)}))
+    if backend != "lanes":
+        from .backends.compiled import entry
+
+        ck = entry.choose(backend, module, args, info.num_threads, instrument, trace, observers, refused)
+        report = None if ck is None else entry.run(ck, info, args, names, DEFAULT_MAX_STEPS if max_steps is None
+                                                   else max_steps, trace, _instrumentation, per_chunk, t0)
+        if report is not None:
+            return report
     handles: dict[int, ArrayHandle] = {}
     call_args = []
     address = 0x7000_0000
@@ -396,12 +410,15 @@ def _record_error(rt: Runtime, comp: Compiled, e: Exception) -> None:
     rt.record(f, line, None, None, None)
 
 
+_LAUNCH_OPTIONS = ("instrument", "trace", "max_steps", "max_output_lines", "backend")
+
+
 class _Configured:
     def __init__(self, kernel: Any, grid: Any, block: Any, shared_mem: int):
         self.kernel, self.grid, self.block, self.shared_mem = kernel, grid, block, shared_mem
 
     def __call__(self, *args: Any) -> None:
-        report = launch(self.kernel.py_func, self.grid, self.block, args, self.shared_mem)
+        report = launch(self.kernel.py_func, self.grid, self.block, args, self.shared_mem, **self.kernel.options)
         self.kernel.last_report = report
         for rec in report.output:  # a kernel's print() reaches stdout, as on a GPU
             print(rec.text)
@@ -413,7 +430,9 @@ class _Configured:
 class Kernel:
     """``gpusim.jit(fn)``: launch with ``kernel[grid, block](*args)`` as in numba; raises the first fault."""
 
-    def __init__(self, func: Any):
+    def __init__(self, func: Any, **options: Any):
+        # launch() keywords for every launch (backend=, instrument=, max_steps=, ...); numba's own are ignored
+        self.options = {k: v for k, v in options.items() if k in _LAUNCH_OPTIONS}
         self.py_func = _py_func(func)
         self.__name__ = self.py_func.__name__
         self.__doc__ = self.py_func.__doc__
@@ -430,10 +449,11 @@ class Kernel:
 
 
 def jit(func: Any = None, **options: Any) -> Any:
-    """Decorator or function: ``gpusim.jit(kernel)`` or ``@gpusim.jit``."""
+    """Decorator or function: ``gpusim.jit(kernel)`` or ``@gpusim.jit``; ``options`` are ``launch`` keywords
+    for every launch (``gpusim.jit(kernel, backend="compiled")``)."""
     if func is None:
-        return lambda f: Kernel(f)
-    return Kernel(func)
+        return lambda f: Kernel(f, **options)
+    return Kernel(func, **options)
 
 
 sys.setrecursionlimit(max(sys.getrecursionlimit(), 3000))
