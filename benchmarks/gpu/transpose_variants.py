@@ -56,7 +56,7 @@ def load_store_loop(padded: int):
     tile's width is a global of the kernel's own (numba-cuda takes a shape from globals as constants, not
     from a closure's cell, which it types as a plain int64)."""
     def transpose_tiled(a, out, rows, cols):
-        tile = cuda.shared.array((TILE, PADDED), numba.float32)
+        tile = cuda.shared.array((TILE, PADDED), numba.float32)  # noqa: F821 (each kernel's own global)
         tx = cuda.threadIdx.x
         ty = cuda.threadIdx.y
         r0 = cuda.blockIdx.y * TILE
