@@ -34,9 +34,12 @@ from .ir.walk import walk_stmts
 CHUNK_BYTES = 256 << 20
 #: per-thread and per-element access counts of one instrumented launch, at most
 COUNTS_BYTES = 1 << 30
-#: bytes of race records per shared element (``gpusim.observe.races.Shadow``) and of counts per element
+#: bytes of race records per shared element (``gpusim.observe.races.Shadow``: 64 when read, written and updated
+#: by atomics; kept at the old 96 so that chunks, and what runs in them, stay as they were)
 _SHADOW_BYTES = 96
-_COUNT_BYTES = 8
+#: bytes of counts per thread or element of an array (``gpusim.observe.counts``): a read count and a write count
+#: of one byte each at first; they widen only where a count passes 255
+_COUNT_BYTES = 2
 
 
 def dims(v: Any, what: str) -> tuple[int, int, int]:

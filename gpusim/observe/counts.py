@@ -27,39 +27,69 @@ TOTAL_KEYS = ("global_ld", "global_st", "global_atom", "shared_ld", "shared_st",
               "local_ld", "local_st", "const_ld")
 
 
-def add_thread_counts(acc: np.ndarray, gtid: np.ndarray) -> None:
-    """``acc[gtid] += 1`` for ascending, distinct ``gtid`` (one entry per lane of an event)."""
+#: counts start one byte wide and widen when one would overflow (a count is exact whatever its width)
+_WIDER = {np.dtype(np.uint8): np.uint16, np.dtype(np.uint16): np.int32, np.dtype(np.int32): np.int64}
+
+
+def add_thread_counts(acc: np.ndarray, gtid: np.ndarray) -> np.ndarray:
+    """``acc[gtid] += 1`` for ascending, distinct ``gtid`` (one entry per lane of an event). Returns ``acc``,
+    or a wider copy of it where a count would have passed what its dtype holds."""
     n = len(gtid)
     if n == 0:
-        return
+        return acc
     lo = int(gtid[0])
     if int(gtid[-1]) - lo + 1 == n:
-        acc[lo:lo + n] += 1
-    else:
-        acc[gtid] += 1
+        while (done := _count_range(acc, lo, n, np.iinfo(acc.dtype).max)) < n:
+            lo, n, acc = lo + done, n - done, acc.astype(_WIDER[acc.dtype])
+        return acc
+    return add_element_counts(acc, gtid)
 
 
-def add_element_counts(acc: np.ndarray, idx: np.ndarray) -> None:
-    """``acc[i] += 1`` for every entry ``i`` of ``idx`` (repeats count)."""
-    if len(idx):
-        _count_each(acc, idx)
+def add_element_counts(acc: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """``acc[i] += 1`` for every entry ``i`` of ``idx`` (repeats count). Returns ``acc`` or a wider copy."""
+    while len(idx) and (done := _count_each(acc, idx, np.iinfo(acc.dtype).max)) < len(idx):
+        idx, acc = idx[done:], acc.astype(_WIDER[acc.dtype])
+    return acc
 
 
 @njit(cache=True)
-def _count_each(acc, idx):
-    # one pass, repeats included: what np.add.at does, without its per-element cost or bincount's temporaries
+def _count_each(acc, idx, top):
+    # one pass, repeats included: what np.add.at does, without its per-element cost or bincount's temporaries;
+    # stops before the first count that would pass ``top`` and says how many it added
     for k in range(idx.size):
-        acc[idx[k]] += 1
+        i = idx[k]
+        if acc[i] == top:
+            return k
+        acc[i] += 1
+    return idx.size
+
+
+@njit(cache=True)
+def _count_range(acc, lo, n, top):
+    # ``acc[lo:lo + n] += 1`` the same way
+    for k in range(n):
+        if acc[lo + k] == top:
+            return k
+        acc[lo + k] += 1
+    return n
+
+
+def _zeros(a: np.ndarray | None, n: int) -> np.ndarray:
+    """A count array that has not been needed yet reads as zeros."""
+    return np.zeros(n, np.uint8) if a is None else a
 
 
 @dataclass
 class _ArrayCounts:
+    """One array's counts. Each count array is made at the first access that adds to it (None before: all
+    zero), one byte per entry, widened as counts grow (``add_thread_counts``)."""
     info: ArrayInfo
-    thread_reads: np.ndarray
-    thread_writes: np.ndarray
-    elem_reads: np.ndarray | None
-    elem_writes: np.ndarray | None
     elem_shape: tuple
+    elements: bool                    # counted per element (global, shared, const; not local)
+    thread_reads: np.ndarray | None = None
+    thread_writes: np.ndarray | None = None
+    elem_reads: np.ndarray | None = None
+    elem_writes: np.ndarray | None = None
     pairs_r: list = field(default_factory=list)   # (element * num_threads + thread) keys, for distinct counts
     pairs_w: list = field(default_factory=list)
 
@@ -100,7 +130,8 @@ class AccessCounts:
     def _per_thread(self, space: str, array: str | None, attr: str) -> np.ndarray:
         out = np.zeros(self.num_threads, dtype=np.int64)
         for a in self._select(space, array):
-            out += getattr(a, attr)
+            if getattr(a, attr) is not None:
+                out += getattr(a, attr)
         return out
 
     def reads_per_thread(self, space: str = "global", array: str | None = None) -> np.ndarray:
@@ -116,7 +147,8 @@ class AccessCounts:
         if not found:
             raise KeyError(f"no global, shared or const array named {name!r} in this launch")
         a = found[0]
-        return getattr(a, attr).astype(np.int64).reshape(a.elem_shape)
+        size = int(np.prod(a.elem_shape, dtype=np.int64))
+        return _zeros(getattr(a, attr), size).astype(np.int64).reshape(a.elem_shape)
 
     def element_reads(self, name: str) -> np.ndarray:
         """How many lane-accesses read each element of ``name`` (shared: one slab per block)."""
@@ -170,18 +202,13 @@ class CountsObserver(Observer):
     def on_array(self, array: ArrayInfo) -> None:
         if array.id in self.counts.arrays:
             return
-        n = self.launch.num_threads
         if array.space == "local":
-            elem, shape = None, ()
+            shape = ()
         elif array.space == "shared":
             shape = (self.launch.num_blocks, *array.shape)
-            elem = np.zeros(self.launch.num_blocks * array.size, dtype=np.int32)
         else:
             shape = tuple(array.shape)
-            elem = np.zeros(array.size, dtype=np.int32)
-        self.counts.arrays[array.id] = _ArrayCounts(
-            array, np.zeros(n, np.int32), np.zeros(n, np.int32),
-            elem, None if elem is None else elem.copy(), shape)
+        self.counts.arrays[array.id] = _ArrayCounts(array, shape, array.space != "local")
 
     def on_access(self, ev: AccessEvent) -> None:
         a = self.counts.arrays.get(ev.array.id)
@@ -191,9 +218,10 @@ class CountsObserver(Observer):
         kind = "atom" if ev.kind == "red" else ev.kind
         key = f"{ev.array.space}_{kind}"
         self.counts.totals[key] = self.counts.totals.get(key, 0) + len(ev.gtid)
-        if a.elem_reads is not None:
+        if a.elements:
             idx = ev.flat if ev.array.space != "shared" else ev.block * ev.array.size + ev.flat
-        keep = self.counts.distinct and a.elem_reads is not None
+            size = int(np.prod(a.elem_shape, dtype=np.int64))
+        keep = self.counts.distinct and a.elements
         if keep:
             self.pairs += len(ev.gtid)
             if self.pairs > MAX_PAIRS:  # too many to keep: give up the distinct counts, not the memory
@@ -203,16 +231,17 @@ class CountsObserver(Observer):
                     other.pairs_w.clear()
         if keep:
             keys = idx.astype(np.int64) * self.launch.num_threads + ev.gtid
+        n = self.launch.num_threads
         if ev.kind in READS:
-            add_thread_counts(a.thread_reads, ev.gtid)
-            if a.elem_reads is not None:
-                add_element_counts(a.elem_reads, idx)
+            a.thread_reads = add_thread_counts(_zeros(a.thread_reads, n), ev.gtid)
+            if a.elements:
+                a.elem_reads = add_element_counts(_zeros(a.elem_reads, size), idx)
                 if keep:
                     a.pairs_r.append(keys)
         if ev.kind in WRITES:
-            add_thread_counts(a.thread_writes, ev.gtid)
-            if a.elem_writes is not None:
-                add_element_counts(a.elem_writes, idx)
+            a.thread_writes = add_thread_counts(_zeros(a.thread_writes, n), ev.gtid)
+            if a.elements:
+                a.elem_writes = add_element_counts(_zeros(a.elem_writes, size), idx)
                 if keep:
                     a.pairs_w.append(keys)
 

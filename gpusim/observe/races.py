@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ..device import WARP_SIZE
+from ..device import MAX_SIMULATED_THREADS, WARP_SIZE
 
 READ, WRITE, ATOMIC = 0, 1, 2
 HAZARDS = {1: "read after write", 2: "write after read", 3: "write after write"}
@@ -28,30 +28,60 @@ HAZARDS = {1: "read after write", 2: "write after read", 3: "write after write"}
 R_RACE_POS, R_OTHER_TID, R_OTHER_LINE, R_HAZARD, R_RACES, R_UNINIT_POS, R_UNINITS = range(7)
 
 
-class Shadow:
-    """Shadow records for one array (or one chunk's copy of a shared array)."""
+#: thread, block and warp ids of a launch fit int32 (stored + 1, so -2 "several" is -1)
+_ID = np.int32
+assert MAX_SIMULATED_THREADS + 1 < np.iinfo(_ID).max
+_NONE = np.zeros(0, _ID)
 
-    __slots__ = ("w_tid", "w_time", "w_line", "a_tid", "a_time", "a_line", "a_blk", "a_warp", "r_tid", "r_time",
-                 "r_line", "r_blk", "r_warp")
+
+class Shadow:
+    """Shadow records for one array (or one chunk's copy of a shared array).
+
+    Layout (the contract every back end that reads or updates these fields follows):
+
+    * ids are stored **plus one**: ``*_tid``, ``*_blk``, ``*_warp`` hold ``value + 1``, so 0 is "none" (was
+      -1) and -1 is "several" (was -2); a thread id ``g`` is stored as ``g + 1``. Fresh records are
+      ``np.zeros``, whose pages are never touched (never resident) until an access writes them.
+    * dtypes: ``*_tid``, ``*_blk``, ``*_warp``, ``*_line`` int32 (a launch has at most
+      ``MAX_SIMULATED_THREADS`` threads); ``*_time`` int64.
+    * the write group (``w_*``) exists from the start; the atomic group (``a_*``) and the read group (``r_*``)
+      are size-0 arrays until ``need(kind)`` allocates the group an access of that kind updates (a read: the
+      read group, an atomic: the atomic group). A size-0 group means "no such access since the launch began":
+      every record of it reads as none. A plain write clears a group's record only where it is not none
+      already (so it never touches a page it does not have to).
+    """
+
+    __slots__ = ("size", "w_tid", "w_time", "w_line", "a_tid", "a_time", "a_line", "a_blk", "a_warp", "r_tid",
+                 "r_time", "r_line", "r_blk", "r_warp")
 
     def __init__(self, size: int):
-        # the last plain write (-1: none)
-        self.w_tid = np.full(size, -1, np.int64)
+        self.size = size
+        # the last plain write (tid 0: none)
+        self.w_tid = np.zeros(size, _ID)
         self.w_time = np.zeros(size, np.int64)
         self.w_line = np.zeros(size, np.int32)
-        # the atomics since that write: none (-1), one thread, or several (-2) with the block / warp they all
-        # come from (-2 when they differ) and the latest time
-        self.a_tid = np.full(size, -1, np.int64)
-        self.a_time = np.zeros(size, np.int64)
-        self.a_line = np.zeros(size, np.int32)
-        self.a_blk = np.full(size, -1, np.int64)
-        self.a_warp = np.full(size, -1, np.int64)
+        # the atomics since that write: none (0), one thread (tid + 1), or several (-1) with the block / warp
+        # they all come from (+ 1; -1 when they differ) and the latest time
+        self.a_tid = self.a_blk = self.a_warp = self.a_line = _NONE
+        self.a_time = _NONE.astype(np.int64)
         # the plain reads since that write, summarised the same way
-        self.r_tid = np.full(size, -1, np.int64)
-        self.r_time = np.zeros(size, np.int64)
-        self.r_line = np.zeros(size, np.int32)
-        self.r_blk = np.full(size, -1, np.int64)
-        self.r_warp = np.full(size, -1, np.int64)
+        self.r_tid = self.r_blk = self.r_warp = self.r_line = _NONE
+        self.r_time = _NONE.astype(np.int64)
+
+    def need(self, kind: int) -> None:
+        """Allocate the group an access of ``kind`` updates, if it is not there yet."""
+        n = self.size
+        if kind == READ and self.r_tid.size != n:
+            self.r_tid, self.r_blk, self.r_warp = np.zeros(n, _ID), np.zeros(n, _ID), np.zeros(n, _ID)
+            self.r_time, self.r_line = np.zeros(n, np.int64), np.zeros(n, np.int32)
+        elif kind == ATOMIC and self.a_tid.size != n:
+            self.a_tid, self.a_blk, self.a_warp = np.zeros(n, _ID), np.zeros(n, _ID), np.zeros(n, _ID)
+            self.a_time, self.a_line = np.zeros(n, np.int64), np.zeros(n, np.int32)
+
+    def forget(self) -> None:
+        """Every record back to none (a grid barrier orders everything before it)."""
+        for rec in (self.w_tid, self.a_tid, self.r_tid):
+            rec.fill(0)
 
 
 @njit(cache=True, inline="always")
@@ -101,6 +131,8 @@ def track(elems, lanes, lane_block, lane_warp_in_block, T, NW, now, line, kind, 
     lane, and a mispredicted branch on a value just loaded from the shadow waits for that load."""
     g0 = b0 * T
     w0 = b0 * NW
+    has_a = a_tid.size != 0  # a size-0 group: no such access yet, every record none
+    has_r = r_tid.size != 0
     bl = wl = b = w = bT = wlo = whi = bar = wbar = 0
     for k in range(elems.size):
         e = elems[k]
@@ -117,8 +149,9 @@ def track(elems, lanes, lane_block, lane_warp_in_block, T, NW, now, line, kind, 
             whi = min(wlo + WARP_SIZE, bT + T)
             bar = bar_time[bl]
             wbar = wbar_time[wl]
-        wt = w_tid[e]
-        at = a_tid[e]
+        # ids are stored + 1 (0: none, -1: several): decode on load, encode on store
+        wt = w_tid[e] - 1
+        at = a_tid[e] - 1 if has_a else -1
         if kind != WRITE and check_uninit and wt == -1 and at == -1:
             if result[R_UNINITS] == 0:
                 result[R_UNINIT_POS] = k
@@ -129,46 +162,49 @@ def track(elems, lanes, lane_block, lane_warp_in_block, T, NW, now, line, kind, 
         # against the atomics since (an atomic never races with an atomic)
         if kind != ATOMIC and at != -1 and at != g:
             if not (_ordered(at, a_time[e], bT, T, wlo, whi, bar, wbar) if at >= 0 else
-                    _ordered_group(a_blk[e], a_warp[e], a_time[e], b, w, bar, wbar)):
+                    _ordered_group(a_blk[e] - 1, a_warp[e] - 1, a_time[e], b, w, bar, wbar)):
                 _hit(result, k, at, a_line[e], 1 if kind == READ else 3)
-        if kind == READ:
-            rt = r_tid[e]
-            rb = r_blk[e]
-            rw = r_warp[e]
+        if kind == READ:  # the read group is there (``Shadow.need``)
+            rt = r_tid[e] - 1
+            rb = r_blk[e] - 1
+            rw = r_warp[e] - 1
             # the first reader since the write (or the same one again), or every earlier reader is ordered
             # before this one: start afresh; otherwise several readers, with the block / warp they share
             first = (rt == -1) | (rt == g)
             same_blk = rb == b
             same_warp = rw == w
             afresh = first | _ordered_group(rb, rw, r_time[e], b, w, bar, wbar)
-            r_tid[e] = g if afresh else -2
-            r_blk[e] = b if first | same_blk else -2
-            r_warp[e] = w if afresh | same_warp else -2
+            r_tid[e] = (g if afresh else -2) + 1
+            r_blk[e] = (b if first | same_blk else -2) + 1
+            r_warp[e] = (w if afresh | same_warp else -2) + 1
             r_time[e] = now
             r_line[e] = line
             continue
         # a write or an atomic, against the reads since the last plain write
-        rt = r_tid[e]
-        if rt != -1 and rt != g and not _ordered_group(r_blk[e], r_warp[e], r_time[e], b, w, bar, wbar):
+        rt = r_tid[e] - 1 if has_r else -1
+        if rt != -1 and rt != g and not _ordered_group(r_blk[e] - 1, r_warp[e] - 1, r_time[e], b, w, bar, wbar):
             _hit(result, k, rt, r_line[e], 2)
         if kind == WRITE:
-            w_tid[e] = g
+            w_tid[e] = g + 1
             w_time[e] = now
             w_line[e] = line
-            a_tid[e] = -1
-            r_tid[e] = -1
-        else:
+            if at != -1:  # only where there is something to clear: a page never written stays untouched
+                a_tid[e] = 0
+            if rt != -1:
+                r_tid[e] = 0
+        else:  # an atomic: the atomic group is there (``Shadow.need``)
             if at == -1 or at == g or (_ordered(at, a_time[e], bT, T, wlo, whi, bar, wbar) if at >= 0
-                                       else _ordered_group(a_blk[e], a_warp[e], a_time[e], b, w, bar, wbar)):
-                a_tid[e] = g  # every earlier atomic is ordered before this one (or is this thread's)
-                a_blk[e] = b
-                a_warp[e] = w
+                                       else _ordered_group(a_blk[e] - 1, a_warp[e] - 1, a_time[e], b, w, bar,
+                                                           wbar)):
+                a_tid[e] = g + 1  # every earlier atomic is ordered before this one (or is this thread's)
+                a_blk[e] = b + 1
+                a_warp[e] = w + 1
             else:
-                a_tid[e] = -2
-                if a_blk[e] != b:
-                    a_blk[e] = -2
-                if a_warp[e] != w:
-                    a_warp[e] = -2
+                a_tid[e] = -1  # several
+                if a_blk[e] - 1 != b:
+                    a_blk[e] = -1
+                if a_warp[e] - 1 != w:
+                    a_warp[e] = -1
             a_time[e] = now
             a_line[e] = line
 
@@ -190,6 +226,7 @@ def record_lanes(shadow: Shadow, elems: np.ndarray, lanes: np.ndarray, lane_bloc
                  lane_warp_in_block: np.ndarray, T: int, NW: int, now: int, line: int, kind: int,
                  check_uninit: bool, b0: int, bar_time: np.ndarray, wbar_time: np.ndarray) -> np.ndarray:
     res = new_result()
+    shadow.need(kind)
     track(elems, lanes, lane_block, lane_warp_in_block, T, NW, now, line, kind, check_uninit,
           shadow.w_tid, shadow.w_time, shadow.w_line, shadow.a_tid, shadow.a_time, shadow.a_line, shadow.a_blk,
           shadow.a_warp, shadow.r_tid, shadow.r_time, shadow.r_line, shadow.r_blk, shadow.r_warp, b0, bar_time,

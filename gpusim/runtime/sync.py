@@ -86,8 +86,7 @@ class Synchronisation:
         for h in self.globals_tracked:
             sh = h.shadow
             if sh is not None:
-                for rec in (sh.w_tid, sh.a_tid, sh.r_tid):
-                    rec.fill(-1)
+                sh.forget()
 
     def show_shared(self, blocks, line):
         """Give observers that ask for them (``on_shared_values``) read-only views of the chunk's shared arrays.

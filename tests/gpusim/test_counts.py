@@ -91,8 +91,7 @@ def test_local_arrays_count_per_thread_but_not_per_element():
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(0, 300), min_size=1, max_size=200))
 def test_element_count_adds_every_repeat(idx):
-    acc = np.zeros(301, np.int32)
-    add_element_counts(acc, np.array(idx, np.int64))
+    acc = add_element_counts(np.zeros(301, np.uint8), np.array(idx, np.int64))
     expected = np.zeros(301, np.int32)
     np.add.at(expected, idx, 1)
     assert acc.tolist() == expected.tolist()
@@ -102,8 +101,7 @@ def test_element_count_adds_every_repeat(idx):
 @given(st.sets(st.integers(0, 500), max_size=200))
 def test_thread_count_adds_one_per_lane(lanes):
     gtid = np.array(sorted(lanes), np.int64)
-    acc = np.zeros(501, np.int32)
-    add_thread_counts(acc, gtid)
+    acc = add_thread_counts(np.zeros(501, np.uint8), gtid)
     assert np.flatnonzero(acc).tolist() == gtid.tolist() and acc.max(initial=0) <= 1
 
 

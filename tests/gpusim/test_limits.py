@@ -115,8 +115,8 @@ def test_the_access_counts_of_a_huge_instrumented_launch_are_refused_and_it_runs
         if cuda.threadIdx.x == 0:
             out[cuda.blockIdx.x] = sh[0]
 
-    out = np.zeros(16384)
+    out = np.zeros(65536)  # 65536 blocks x 12288 elements x (a read and a write count of one byte) = 1.5 GiB
     with pytest.raises(LaunchError, match="access counts of this launch would take 1.5 GiB"):
-        gpusim.launch(shared_per_block, 16384, 1, (out,))
-    report = gpusim.launch(shared_per_block, 16384, 1, (out,), instrument=False)
+        gpusim.launch(shared_per_block, 65536, 1, (out,))
+    report = gpusim.launch(shared_per_block, 65536, 1, (out,), instrument=False)
     assert not report.faults and (out == 1).all()
