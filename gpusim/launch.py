@@ -15,7 +15,7 @@ import numpy as np
 from . import kernel_cache, limits
 from .backends.lanes.codegen import Compiled, generate
 from .faults import KernelError, KernelFault, LaunchError, UnsupportedConstruct
-from .frontend.compiler import DEBUG_MARK, compile_module
+from .frontend.compiler import DEBUG_MARK, SIMULATOR_MARK, compile_module
 from .frontend.datetimes import as_int64, datetime_type
 from .frontend.enums import member_type, member_value
 from .frontend.groups import grid_synchronised
@@ -159,7 +159,8 @@ def compile_kernel(kernel: Any, *, instrument: bool = True, args: tuple | None =
 
 
 def _compile(func: Any, signature: tuple[Type, ...], instrument: bool) -> Compiled:
-    key = (bool(instrument), signature, func.__name__, bool(getattr(func, DEBUG_MARK, False)))
+    key = (bool(instrument), signature, func.__name__, bool(getattr(func, DEBUG_MARK, False)),
+           bool(getattr(func, SIMULATOR_MARK, False)))
     comp = kernel_cache.lookup(func, key)  # the same code compiled for another function object
     if comp is not None:
         return comp

