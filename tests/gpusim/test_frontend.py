@@ -163,7 +163,8 @@ def test_module_constants_closures_and_device_functions(tmp_path):
         def twice(x):
             return 2 * x
 
-        def plain_add(x, y):
+        @cuda.jit(device=True)
+        def add(x, y):
             return x + y
 
         def make(bias, helper):
@@ -175,7 +176,7 @@ def test_module_constants_closures_and_device_functions(tmp_path):
                 sh[1, t] = helper(t)
                 cuda.syncthreads()
                 if ENABLED:
-                    out[t] = plain_add(sh[0, t], sh[1, t]) + bias + twice(OFFSETS[t % 3]) + math.floor(2.5)
+                    out[t] = add(sh[0, t], sh[1, t]) + bias + twice(OFFSETS[t % 3]) + math.floor(2.5)
             return k
     """)
     k = mod.make(100, mod.twice)
