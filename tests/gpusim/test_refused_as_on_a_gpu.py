@@ -82,9 +82,9 @@ def test_mutual_recursion_is_refused_naming_the_cycle_and_the_line(tmp_path):
     assert e.value.lineno == line_of(mod.pong, "return ping(n) * 2")
 
 
-def test_a_recursion_with_other_argument_types_is_refused(tmp_path):
-    # numba-cuda's own test of this (test_recursion.py test_type_change) is skipped: "Needs insert_unresolved_ref
-    # support in target"
+def test_a_recursion_with_other_argument_types_is_refused_and_with_its_own_runs(tmp_path):
+    # numba-cuda's own test of the first (test_recursion.py test_type_change) is skipped: "Needs
+    # insert_unresolved_ref support in target"
     mod = load_module(tmp_path, """
         from numba import cuda
 
@@ -98,29 +98,13 @@ def test_a_recursion_with_other_argument_types_is_refused(tmp_path):
         def k(out, x, y):
             out[0] = walk(x, y)
     """)
-    with pytest.raises(UnsupportedConstruct) as e:
+    with pytest.raises(UnsupportedConstruct) as e:  # x - y: int64 - float64 is a float64
         run(mod.k, 1, 1, np.zeros(1), 13, 0.125)
     assert "'walk' is called again, before it is compiled, with other argument types (float64, float64; first " \
            "int64, float64)" in e.value.message
     assert e.value.lineno == line_of(mod.walk, "return x + walk(x - y, y)")
-
-
-def test_self_recursion_with_its_own_argument_types_still_runs(tmp_path):
-    mod = load_module(tmp_path, """
-        from numba import cuda
-
-        @cuda.jit(device=True)
-        def walk(x, y):
-            if x > 1.0 and y > 0:
-                return x + walk(x - y, y)
-            return y
-
-        @cuda.jit
-        def k(out, x, y):
-            out[0] = walk(x, y)
-    """)
     out = np.zeros(1)
-    run_clean(mod.k, 1, 1, out, 3.0, 0.5)
+    run_clean(mod.k, 1, 1, out, 3.0, 0.5)  # float64 throughout: it calls itself with its own types
     assert out[0] == 3.0 + 2.5 + 2.0 + 1.5 + 0.5  # stops at x = 1.0, returning y
 
 
