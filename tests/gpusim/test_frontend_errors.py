@@ -148,7 +148,8 @@ def test_a_kernel_of_thousands_of_statements_is_refused_before_its_source_is_rea
     parts = "\n".join(f"@cuda.jit(device=True)\ndef f{k}(x):\n" + "    x = x * 0.5 + 1.0\n" * 3000 + "    return x\n"
                       for k in range(6))
     calls = "".join(f"    x = f{k}(x)\n" for k in range(6))
-    mod = load(tmp_path, "from numba import cuda\n\n" + parts + "\ndef k(out):\n    x = 0.0\n" + calls + "    out[0] = x\n")
+    mod = load(tmp_path, "from numba import cuda\n\n" + parts + "\ndef k(out):\n    x = 0.0\n" + calls
+               + "    out[0] = x\n")
     with pytest.raises(UnsupportedConstruct, match="the kernel with the device functions it calls is"):
         run(mod.k, 1, 1, np.zeros(1))
 
