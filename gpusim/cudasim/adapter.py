@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from ..faults import KernelTimeout, KernelTypeError
-from ..frontend.compiler import DEBUG_MARK
+from ..frontend.compiler import DEBUG_MARK, SIMULATOR_MARK
 from ..frontend.names import CapturedDeviceArray
 from ..frontend.source import remember_exec_sources
 from ..launch import DEFAULT_MAX_STEPS, arg_type, compile_kernel, cooperative_max_blocks, launch
@@ -458,6 +458,7 @@ def _frozen(kernel: Any) -> Any:
             setattr(func, DEBUG_MARK, True)  # may also be jitted without debug)
     else:
         func = fn
+    setattr(func, SIMULATOR_MARK, True)  # numba's simulator calls plain Python functions: so does the drop-in
     kernel._gpusim_frozen = func
     return func
 

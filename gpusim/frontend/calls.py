@@ -217,6 +217,10 @@ class CallLowering:
     # -- device functions -----------------------------------------------------------------------------------
     def device_call(self, ref: DeviceFnRef, node: ast.Call) -> N.Expr | None:
         func = ref.func
+        if ref.plain and not self.builder.simulator:
+            raise self.error(node, f"{func.__name__}() is a plain Python function: numba-cuda cannot call it from "
+                                   f"a kernel (\"Untyped global name {func.__name__!r}\"); decorate it with "
+                                   "@cuda.jit(device=True)")
         try:
             signature = inspect.signature(func)
             params = list(signature.parameters)

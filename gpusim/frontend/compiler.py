@@ -41,6 +41,10 @@ from .source import Source, func_globals, read_source
 #: a kernel function with this attribute set is compiled as numba-cuda's ``debug=True`` compiles it (the drop-in
 #: marks a copy of the function of a ``cuda.jit(debug=True)`` kernel)
 DEBUG_MARK = "__gpusim_debug__"
+#: a kernel function with this attribute set is compiled with numba's simulator's semantics where they are wider
+#: than numba-cuda's: it may call plain Python functions (the drop-in marks its kernels; ``gpusim.launch`` and
+#: the puzzles keep to what compiles on a GPU)
+SIMULATOR_MARK = "__gpusim_simulator__"
 #: device functions one kernel may reach through nested calls
 MAX_CALL_DEPTH = 10_000
 #: Python bytecode of one kernel or device function, and of a kernel with everything it calls, at most: about
@@ -88,9 +92,11 @@ class _Recursive:
 class Builder:
     """Lowers one kernel and everything it calls; one per compilation."""
 
-    def __init__(self, debug: bool = False) -> None:
+    def __init__(self, debug: bool = False, simulator: bool = False) -> None:
         #: numba-cuda's ``debug=True``: a division by zero raises (``frontend.exceptions.KernelZeroDivision``)
         self.debug = debug
+        #: numba's simulator's semantics (``SIMULATOR_MARK``): plain Python functions may be called
+        self.simulator = simulator
         self.done: dict[tuple, N.Function] = {}
         self.names: dict[str, int] = {}
         self.sources: dict[Any, Source] = {}
@@ -134,9 +140,32 @@ class Builder:
         fn = self.done.get(key)
         if fn is not None:
             return fn
+        if key != getattr(caller, "build_key", key) and any(k[0] is func for k in self.in_progress):
+            self.refuse_indirect_recursion(key, node, caller)
         if key in self.in_progress:
             return self.recursive_call(key, node, caller)
         raise _NeedCallee(key, node, caller)
+
+    def refuse_indirect_recursion(self, key: tuple, node: ast.AST, caller: FunctionLowering) -> None:
+        """A call of a function still being lowered, other than the caller calling itself with its own
+        argument types: a recursion through another device function, or through the same one with other
+        argument types. numba-cuda 0.30 cannot
+        compile either (its CUDA code generator lacks ``insert_unresolved_ref``: an AttributeError, measured on
+        the H200); only a function calling itself with the same argument types compiles."""
+        func, name = key[0], key[0].__name__
+        pending = next(k for k in self.in_progress if k[0] is func)
+        if key in self.in_progress and func is not caller.func:
+            chain = [k[0].__name__ for k in self.in_progress[self.in_progress.index(key):]] + [name]
+            what = f"mutual recursion: device functions call each other ({' -> '.join(chain)})"
+        else:
+            types = ", ".join(map(str, key[1])) or "no arguments"
+            what = (f"device function {name!r} is called again, before it is compiled, with other argument "
+                    f"types ({types}; first {', '.join(map(str, pending[1])) or 'no arguments'})")
+        raise UnsupportedConstruct(
+            f"{what}; numba-cuda compiles a device function that calls itself with the same argument types, not "
+            "a recursion through other functions or other types: merge the functions into one that calls itself "
+            "(pass what tells them apart as an argument), or turn the recursion into a loop",
+            filename=caller.src.filename, lineno=node.lineno, source_line=caller.src.line(node.lineno))
 
     def recursive_call(self, key: tuple, node: ast.AST, caller: FunctionLowering) -> _Recursive:
         """A call of a function that is being lowered: typed by the return statements before it (numba's
@@ -290,7 +319,8 @@ def compile_module(func: Any, arg_types: tuple[Type, ...], *, lowered: list | No
     if len(arg_types) != func.__code__.co_argcount:
         raise KernelCompileError(f"kernel {func.__name__!r} takes {func.__code__.co_argcount} arguments, "
                                  f"{len(arg_types)} types given")
-    builder = Builder(debug=bool(getattr(func, DEBUG_MARK, False)))
+    builder = Builder(debug=bool(getattr(func, DEBUG_MARK, False)),
+                      simulator=bool(getattr(func, SIMULATOR_MARK, False)))
     module = builder.build(func, tuple(arg_types))
     if lowered is not None:
         lowered.extend(builder.sources)

@@ -84,10 +84,15 @@ class ExprLowering:
                      for k, (s, u) in enumerate(zip(e.type.items, t.items))]
             return N.MakeTuple(items, type=t, line=e.line)
         if isinstance(t, CharSeq) and isinstance(e.type, CharSeq) and t.kind == e.type.kind:
-            # numba's CharSeq casts: truncated to the target's length, or padded with NULs
+            # a constant is truncated to the target's length, or padded with NULs
             if isinstance(e, N.Const):
                 return N.Const(e.value[:t.count], type=t, line=e.line)
-            return N.Cast(e, type=t, line=e.line)
+            # a string element of another length: numba-cuda has no conversion between the lengths ("No
+            # implementation of function setitem(array([char x 3], ...), int64, [char x 2])" on the H200)
+            raise self.error(e.line, f"cannot store a {e.type} element into a {t} cell: numba-cuda copies a string "
+                                     "element only into an array or record field of its own length "
+                                     f"({t.kind}{e.type.count} here); store a string constant (truncated or padded "
+                                     "with NULs), or copy from an array of the same length", KernelCompileError)
         if isinstance(t, CharSeq) or isinstance(e.type, CharSeq):
             raise self.error(e.line, f"cannot convert a {e.type} to {t} (numba-cuda stores bytes into S arrays and "
                                      "fields, and str into U ones, and converts strings to nothing else)",

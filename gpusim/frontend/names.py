@@ -77,6 +77,9 @@ class IntEnumRef:
 @dataclass(frozen=True)
 class DeviceFnRef:
     func: Any  # the Python function
+    #: a plain Python function named as a global, not ``cuda.jit(device=True)``: numba's simulator calls it,
+    #: numba-cuda cannot type it (``Untyped global name``), so gpusim calls it only under the drop-in
+    plain: bool = False
 
 
 @dataclass(frozen=True)
@@ -189,7 +192,7 @@ def classify_global(name: str, obj: Any) -> Any:
     if isinstance(obj, CapturedDeviceArray):
         return ConstArrayRef(obj.array, name, by_pointer=True)
     if isinstance(obj, types.FunctionType):
-        return DeviceFnRef(obj)
+        return DeviceFnRef(obj, plain=True)
     raise LookupError(type(obj).__name__)
 
 

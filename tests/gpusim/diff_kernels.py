@@ -127,6 +127,7 @@ def first_at_least(a, v):
     return -1
 
 
+@cuda.jit(device=True)
 def weight(k, n):
     if k < 0:
         return 0.0

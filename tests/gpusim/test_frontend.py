@@ -163,7 +163,8 @@ def test_module_constants_closures_and_device_functions(tmp_path):
         def twice(x):
             return 2 * x
 
-        def plain_add(x, y):
+        @cuda.jit(device=True)
+        def add(x, y):
             return x + y
 
         def make(bias, helper):
@@ -175,7 +176,7 @@ def test_module_constants_closures_and_device_functions(tmp_path):
                 sh[1, t] = helper(t)
                 cuda.syncthreads()
                 if ENABLED:
-                    out[t] = plain_add(sh[0, t], sh[1, t]) + bias + twice(OFFSETS[t % 3]) + math.floor(2.5)
+                    out[t] = add(sh[0, t], sh[1, t]) + bias + twice(OFFSETS[t % 3]) + math.floor(2.5)
             return k
     """)
     k = mod.make(100, mod.twice)
@@ -357,32 +358,13 @@ def test_recursion_runs_per_lane_to_each_lanes_depth(tmp_path):
     assert out.tolist() == [1, 1, 2, 6, 24, 120]
 
 
-def test_mutual_recursion_runs(tmp_path):
-    mod = load(tmp_path, """
-        from numba import cuda
-
-        def ping(n):
-            if n <= 0:
-                return 0
-            return pong(n - 1) + 1
-
-        def pong(n):
-            return ping(n) * 2
-
-        @cuda.jit
-        def k(out):
-            i = cuda.grid(1)
-            out[i] = ping(i)
-    """)
-    out = np.zeros(5, np.int64)
-    run_clean(mod.k, 1, 5, out)
-    assert out.tolist() == [0, 1, 3, 7, 15]  # ping(0) = 0, ping(n) = 2 * ping(n - 1) + 1
 
 
 def test_a_runaway_recursion_is_a_fault_at_the_function_and_the_thread(tmp_path):
     mod = load(tmp_path, """
         from numba import cuda
 
+        @cuda.jit(device=True)
         def down(n):
             if n == 0:
                 return 0
@@ -404,11 +386,13 @@ def test_a_recursive_call_before_the_base_case_is_typed_by_the_base_case(tmp_pat
     mod = load(tmp_path, """
         from numba import cuda
 
+        @cuda.jit(device=True)
         def depth(n):
             if n > 0:
                 return depth(n - 1) + 1
             return 0
 
+        @cuda.jit(device=True)
         def power(x, n):
             if n > 0:
                 y = power(x, n - 1)
@@ -430,6 +414,7 @@ def test_a_recursion_no_return_types_is_refused(tmp_path):
     mod = load(tmp_path, """
         from numba import cuda
 
+        @cuda.jit(device=True)
         def forever(n):
             return forever(n + 1)
 

@@ -145,15 +145,19 @@ def test_a_kernel_of_thousands_of_statements_is_refused_before_its_source_is_rea
         run(mod.k, 1, 1, np.zeros(1))
     assert time.perf_counter() - started < 0.5
     assert e.value.filename == mod.__file__ and e.value.lineno == 1
-    parts = "\n".join(f"def f{k}(x):\n" + "    x = x * 0.5 + 1.0\n" * 3000 + "    return x\n" for k in range(6))
+    parts = "\n".join(f"@cuda.jit(device=True)\ndef f{k}(x):\n" + "    x = x * 0.5 + 1.0\n" * 3000 + "    return x\n"
+                      for k in range(6))
     calls = "".join(f"    x = f{k}(x)\n" for k in range(6))
-    mod = load(tmp_path, parts + "\ndef k(out):\n    x = 0.0\n" + calls + "    out[0] = x\n")
+    mod = load(tmp_path, "from numba import cuda\n\n" + parts + "\ndef k(out):\n    x = 0.0\n" + calls
+               + "    out[0] = x\n")
     with pytest.raises(UnsupportedConstruct, match="the kernel with the device functions it calls is"):
         run(mod.k, 1, 1, np.zeros(1))
 
 
 def test_a_chain_of_600_device_functions_compiles_without_recursion(tmp_path):
-    funcs = ["def f0(x):\n    return x + 1\n"] + [f"def f{k}(x):\n    return f{k - 1}(x) + 1\n" for k in range(1, 600)]
+    dev = "@cuda.jit(device=True)\n"
+    funcs = [dev + "def f0(x):\n    return x + 1\n"] + [dev + f"def f{k}(x):\n    return f{k - 1}(x) + 1\n"
+                                                       for k in range(1, 600)]
     mod = load(tmp_path, "from numba import cuda\n\n" + "\n".join(funcs)
                + "\ndef k(out):\n    i = cuda.grid(1)\n    out[i] = f599(i)\n")
     out = np.zeros(4, np.int64)
@@ -296,9 +300,11 @@ def test_threads_making_the_first_launch_of_one_kernel_together_get_no_false_err
     mod = load(tmp_path, """
         from numba import cuda
 
+        @cuda.jit(device=True)
         def helper(x):
             return x * 2
 
+        @cuda.jit(device=True)
         def twice(x):
             return helper(x) + helper(x + 1)
 

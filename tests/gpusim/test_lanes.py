@@ -416,7 +416,8 @@ def find(a, row, v):
     return -1
 
 
-def plain_square(x):
+@cuda.jit(device=True)
+def square(x):
     return x * x
 
 
@@ -442,13 +443,13 @@ def device_calls(a, keys, out):
     if i < out.shape[0]:
         out[i, 0] = clamp(i - 5, 0, 10)
         out[i, 1] = find(a, i, keys[i])
-        out[i, 2] = plain_square(i - 3)
+        out[i, 2] = square(i - 3)
         q, r = divmod_dev(i, 3)
         out[i, 3] = q * 10 + r
         if i % 2 == 1:
             out[i, 4] = sum_to(i)
         else:
-            out[i, 4] = clamp(i, 4, 6) + plain_square(2)
+            out[i, 4] = clamp(i, 4, 6) + square(2)
 
 
 def test_device_functions_with_divergent_returns_tuples_and_calls_in_branches():

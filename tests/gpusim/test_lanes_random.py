@@ -26,6 +26,7 @@ VARS = ("x", "y", "z")
 HEAD = '''from numba import cuda
 
 
+@cuda.jit(device=True)
 def dev(v, lo):
     if v < lo:
         return lo
@@ -175,7 +176,8 @@ def test_random_kernels_match_python_run_thread_by_thread(folder, source, geomet
     report = gpusim.launch(mod.kern, grid, block_size, (a, out), instrument=False)
     assert not report.faults, "\n".join(str(f) for f in report.faults)
     want = np.full((n, 6), -1, np.int64)
-    mod.cuda = FakeCuda()          # after gpusim compiled it: the reference calls the plain function
+    mod.cuda = FakeCuda()          # after gpusim compiled it: the reference calls the plain functions
+    mod.dev = mod.dev.py_func
     values = a.tolist()            # Python ints: NumPy's bool + bool is a bool, numba's is an int
     for t in range(n):
         mod.cuda.i = t
