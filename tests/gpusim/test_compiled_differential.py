@@ -169,6 +169,7 @@ def test_random_kernels_run_identically_on_both_back_ends(folder, data, geometry
 RANDOM_FAST = '''from numba import cuda
 
 
+@cuda.jit(device=True)
 def dev(v, lo):
     if v < lo:
         return lo

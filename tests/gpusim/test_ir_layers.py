@@ -75,6 +75,9 @@ NOT_THE_WARP = {
     ("gpusim/backends/triton/expressions.py", "bits"): "bit widths",
     ("gpusim/backends/lanes/work.py", "N."): "step costs of IR nodes",
     ("tui/breakdown.py", "lru_cache(maxsize=32)"): "a cache size",
+    ("gpusim/backends/compiled/rt_sync.py", "(np.int64(1) << 32) if ballot >= 2**31"): "a ballot's 32 bits as int32",
+    ("gpusim/backends/compiled/values.py", "bits = 64 if"): "bit widths",
+    ("gpusim/cudasim/xoroshiro.py", "z ^ (z >> 31)"): "splitmix64's last shift",
 }
 
 

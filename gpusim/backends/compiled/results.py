@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...device import WARP_SIZE
 from ...faults import (
     BarrierDivergence,
     DataRace,
@@ -190,7 +191,7 @@ def build_faults(gen, st, rec: Recorder, shapes: dict[int, tuple]) -> list[Kerne
             out.append(rec.fill(f, line, g, None, None, count))
         elif kind == FK_MASK_MISS:
             need, act = p[0], p[1]
-            missing = [i for i in range(32) if (need >> i) & 1 and not (act >> i) & 1]
+            missing = [i for i in range(WARP_SIZE) if (need >> i) & 1 and not (act >> i) & 1]
             f = BarrierDivergence(
                 f"{WHAT[p[2]]} names lanes {missing[:8]}{'...' if len(missing) > 8 else ''} of the warp in its mask "
                 f"(0x{need:08x}) but they are not executing it: every lane named in the mask must take part.")

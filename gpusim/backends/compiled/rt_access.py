@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from numba import njit
 
+from ...device import WARP_SIZE
+from ...observe.banks import BANKS
+from ...observe.coalescing import SECTOR
 from .layout import (
     G_NTHREADS,
     G_TMAX_BLOCKS,
@@ -67,7 +70,7 @@ from .layout import (
 )
 from .rtlib import MAX_PAIRS, OPTS, record
 
-WARP = 32
+WARP = WARP_SIZE
 READ, WRITE, ATOMIC = 0, 1, 2
 
 
@@ -298,21 +301,21 @@ def requests(wk, isz, base, EV, EL, n, gw, ln, tot, SCR):
         while k1 < n and gw[EL[k1]] == w:
             k1 += 1
         m = k1 - k0
-        # SCR[0:32] addresses, SCR[32:64] lanes, SCR[64:96] per-bank counts, SCR[96:128] lane -> address
+        # a warp's slots: SCR[0:W] addresses, SCR[W:2W] lanes, SCR[2W:3W] per-bank counts, SCR[3W:4W] lane -> address
         for q in range(m):
             SCR[q] = base + EV[k0 + q] * isz
-            SCR[32 + q] = ln[EL[k0 + q]]
+            SCR[WARP + q] = ln[EL[k0 + q]]
         # sort by address, lanes following (insertion sort: the common patterns are nearly sorted)
         for i in range(1, m):
             v = SCR[i]
-            lv = SCR[32 + i]
+            lv = SCR[WARP + i]
             q = i - 1
             while q >= 0 and SCR[q] > v:
                 SCR[q + 1] = SCR[q]
-                SCR[33 + q] = SCR[32 + q]
+                SCR[WARP + 1 + q] = SCR[WARP + q]
                 q -= 1
             SCR[q + 1] = v
-            SCR[33 + q] = lv
+            SCR[WARP + 1 + q] = lv
         tot[T_REQ] += 1
         if wk == W_AGG:
             tot[T_SECT] += 1
@@ -330,7 +333,7 @@ def requests(wk, isz, base, EV, EL, n, gw, ln, tot, SCR):
                     else:
                         distinct += 1
                         run = 1
-                    if SCR[q] // 32 != SCR[q - 1] // 32:
+                    if SCR[q] // SECTOR != SCR[q - 1] // SECTOR:
                         sectors += best
                         best = run
                     elif run > best:
@@ -341,51 +344,51 @@ def requests(wk, isz, base, EV, EL, n, gw, ln, tot, SCR):
                 for q in range(1, m):
                     if SCR[q] != SCR[q - 1]:
                         distinct += 1
-                        if SCR[q] // 32 != SCR[q - 1] // 32:
+                        if SCR[q] // SECTOR != SCR[q - 1] // SECTOR:
                             sectors += 1
             touched = distinct * isz
             tot[T_SECT] += sectors
-            tot[T_IDEAL] += (touched + 31) // 32
+            tot[T_IDEAL] += (touched + SECTOR - 1) // SECTOR
             tot[T_BYTES] += touched
         else:  # shared: wavefronts and bank conflicts
             if isz <= 4:
                 parts = 1
                 unit = 4
-                groups = 32
+                groups = BANKS
             else:
                 regs = isz // 4
-                for q in range(32):
-                    SCR[96 + q] = -1
+                for q in range(WARP):
+                    SCR[3 * WARP + q] = -1
                 for q in range(m):
-                    SCR[96 + SCR[32 + q]] = SCR[q]
+                    SCR[3 * WARP + SCR[WARP + q]] = SCR[q]
                 p1 = True
                 p2 = True
-                for q in range(32):
-                    x = SCR[96 + q]
+                for q in range(WARP):
+                    x = SCR[3 * WARP + q]
                     if x < 0:
                         continue
-                    y = SCR[96 + (q ^ 1)]
+                    y = SCR[3 * WARP + (q ^ 1)]
                     if y >= 0 and y != x:
                         p1 = False
-                    y = SCR[96 + (q ^ 2)]
+                    y = SCR[3 * WARP + (q ^ 2)]
                     if y >= 0 and y != x:
                         p2 = False
                 parts = regs // 2 if (p1 or p2) else regs
                 if parts < 1:
                     parts = 1
                 unit = isz
-                groups = 32 * 4 // isz
-            width = 32 // parts
+                groups = BANKS * 4 // isz
+            width = WARP // parts
             wf = 0
             pieces = 0
             for piece in range(parts):
                 for q in range(groups):
-                    SCR[64 + q] = 0
+                    SCR[2 * WARP + q] = 0
                 present = False
                 prev = -1
                 best = 0
                 for q in range(m):
-                    if SCR[32 + q] // width != piece:
+                    if SCR[WARP + q] // width != piece:
                         continue
                     present = True
                     word = SCR[q] // unit
@@ -393,9 +396,9 @@ def requests(wk, isz, base, EV, EL, n, gw, ln, tot, SCR):
                         continue
                     prev = word
                     gq = word % groups
-                    SCR[64 + gq] += 1
-                    if SCR[64 + gq] > best:
-                        best = SCR[64 + gq]
+                    SCR[2 * WARP + gq] += 1
+                    if SCR[2 * WARP + gq] > best:
+                        best = SCR[2 * WARP + gq]
                 if present:
                     pieces += 1
                     wf += best

@@ -9,10 +9,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ...device import WARP_SIZE
 from .layout import I_NOW
 from .rtlib import OPTS, record
 
-WARP = 32
+WARP = WARP_SIZE
 
 
 @njit(**OPTS)
