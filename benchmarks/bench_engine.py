@@ -182,7 +182,12 @@ def main() -> None:
             how += " --baseline DIR"
             if args.baseline_label:
                 how += f" --baseline-label '{args.baseline_label}'"
-        doc.write_text(f"# Benchmarks\n\nReproduce with `{how}`.\n\n" + "\n".join(parts) + "\n")
+        # the sections other benchmarks write (bench_compiled's, between its markers) stay as they are
+        kept = ""
+        if doc.is_file() and "\n<!-- " in doc.read_text():
+            old = doc.read_text()
+            kept = "\n" + old[old.index("\n<!-- ") + 1:]
+        doc.write_text(f"# Benchmarks\n\nReproduce with `{how}`.\n\n" + "\n".join(parts) + "\n" + kept)
         print(f"wrote {doc}")
 
 
