@@ -30,6 +30,7 @@ import pytest
 from backend_compare import report_differences, same_array
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
+from test_lanes_random import HEAD
 
 import gpusim
 
@@ -166,25 +167,8 @@ def test_random_kernels_run_identically_on_both_back_ends(folder, data, geometry
     both(mod.kern, grid, block, (a, out), max_steps=MAX_STEPS)
 
 
-RANDOM_FAST = '''from numba import cuda
-
-
-@cuda.jit(device=True)
-def dev(v, lo):
-    if v < lo:
-        return lo
-    for t in range(3):
-        if v % 3 == t:
-            return v + t
-    return v
-
-
-def kern(a, out):
-    i = cuda.grid(1)
-    x = a[i % 64]
-    y = i % 7
-    z = 3
-    for k0 in range(x % 5):
+# one kernel the generator drew (its head, the device function included, is the generator's own)
+RANDOM_FAST = HEAD + '''    for k0 in range(x % 5):
         if (y > k0) and (dev(x, y) % 2 == 0):
             z += dev(z, k0) % 1009
             continue
