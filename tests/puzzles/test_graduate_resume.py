@@ -137,7 +137,8 @@ def test_resume_profiles_only_the_puzzles_without_ncu_launches_and_keeps_the_oth
     first = run.graduate(options(["blocks"]))
     assert [x["slug"] for x in first.doc["ncu"]["launches"]] == ["blocks"]
     second = run.graduate(options(["blocks", "multi-block-scan"]))
-    profiled = [json.loads(ln)["slug"] for ln in (out / "ncu_manifest.jsonl").read_text().splitlines()]
+    assert sorted(p.name for p in out.glob("ncu_manifest*")) == ["ncu_manifest-1.jsonl"]   # one batch of ncu
+    profiled = [json.loads(ln)["slug"] for ln in (out / "ncu_manifest-1.jsonl").read_text().splitlines()]
     assert profiled == ["multi-block-scan"] * 3                      # blocks' launch was kept, not profiled
     launches = second.doc["ncu"]["launches"]
     assert [(x["slug"], x["step"]) for x in launches] == [("blocks", 0), ("multi-block-scan", 0),
