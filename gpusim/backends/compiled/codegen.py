@@ -18,6 +18,7 @@ from ...ir import nodes as N
 from ...ir.nodes import Uni
 from ...ir.types import Array, Scalar, Tuple
 from ...ir.walk import children, walk_exprs, walk_stmts
+from ..lanes.codegen import exits_in
 from ..lanes.work import OVERHEAD, iteration, straight_line
 from .analysis import lanes_scalar, maybe_unassigned
 from .chunkops import ChunkOps
@@ -334,29 +335,7 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
 
     # -- function bodies -------------------------------------------------------------------------------------
     def exits_in(self, node: N.Stmt) -> tuple[bool, bool, bool]:
-        ret = brk = cont = False
-
-        def walk(stmts, in_loop):
-            nonlocal ret, brk, cont
-            for s in stmts:
-                if isinstance(s, N.Return) and s.uni > Uni.GRID:
-                    ret = True
-                elif isinstance(s, N.Break) and s.uni > Uni.GRID and not in_loop:
-                    brk = True
-                elif isinstance(s, N.Continue) and s.uni > Uni.GRID and not in_loop:
-                    cont = True
-                elif isinstance(s, N.If):
-                    walk(s.body, in_loop)
-                    walk(s.orelse, in_loop)
-                elif isinstance(s, (N.ForRange, N.While)):
-                    walk(s.body, True)
-
-        if isinstance(node, (N.ForRange, N.While)):
-            walk(node.body, True)
-        elif isinstance(node, N.If):
-            walk(node.body, False)
-            walk(node.orelse, False)
-        return ret, brk, cont
+        return exits_in(node)      # the lanes back end's rule: the same masks
 
     def grid_exit_in(self, node: N.Stmt) -> bool:
         """Does a GRID return of an inlined function sit inside ``node``?"""

@@ -185,30 +185,7 @@ class FunctionGen(ExpressionGen):
                 return
 
     def exits_in(self, node: N.Stmt) -> tuple[bool, bool, bool]:
-        """(masked return, masked break, masked continue) inside ``node`` that escape it."""
-        ret = brk = cont = False
-
-        def walk(stmts: list[N.Stmt], in_loop: bool) -> None:
-            nonlocal ret, brk, cont
-            for s in stmts:
-                if isinstance(s, N.Return) and s.uni > Uni.GRID:
-                    ret = True
-                elif isinstance(s, N.Break) and s.uni > Uni.GRID and not in_loop:
-                    brk = True
-                elif isinstance(s, N.Continue) and s.uni > Uni.GRID and not in_loop:
-                    cont = True
-                elif isinstance(s, N.If):
-                    walk(s.body, in_loop)
-                    walk(s.orelse, in_loop)
-                elif isinstance(s, (N.ForRange, N.While)):
-                    walk(s.body, True)
-
-        if isinstance(node, (N.ForRange, N.While)):
-            walk(node.body, True)
-        elif isinstance(node, N.If):
-            walk(node.body, False)
-            walk(node.orelse, False)
-        return ret, brk, cont
+        return exits_in(node)
 
     def refresh_mask(self, node: N.Stmt, ctx: Ctx) -> None:
         ret, brk, cont = self.exits_in(node)
@@ -553,3 +530,29 @@ def generate(module: N.Module, instrument: bool) -> Compiled:
     """The lanes back end's entry: Python for ``module``, compiled and ready to run."""
     return ModuleGen(instrument).build(module)
 
+
+def exits_in(node: N.Stmt) -> tuple[bool, bool, bool]:
+    """(masked return, masked break, masked continue) inside ``node`` that escape it."""
+    ret = brk = cont = False
+
+    def walk(stmts: list[N.Stmt], in_loop: bool) -> None:
+        nonlocal ret, brk, cont
+        for s in stmts:
+            if isinstance(s, N.Return) and s.uni > Uni.GRID:
+                ret = True
+            elif isinstance(s, N.Break) and s.uni > Uni.GRID and not in_loop:
+                brk = True
+            elif isinstance(s, N.Continue) and s.uni > Uni.GRID and not in_loop:
+                cont = True
+            elif isinstance(s, N.If):
+                walk(s.body, in_loop)
+                walk(s.orelse, in_loop)
+            elif isinstance(s, (N.ForRange, N.While)):
+                walk(s.body, True)
+
+    if isinstance(node, (N.ForRange, N.While)):
+        walk(node.body, True)
+    elif isinstance(node, N.If):
+        walk(node.body, False)
+        walk(node.orelse, False)
+    return ret, brk, cont
