@@ -15,8 +15,8 @@ from pathlib import Path
 
 #: (cause, regular expression over "first line / source line / test id"), tried in order
 RULES: list[tuple[str, str]] = [
-    ("a test of numba's simulator's own limits (`alignment=` is refused \"in cudasim\"); gpusim is not that "
-     "simulator", r"TestCudasimUnsupportedAlignment"),
+    ("a test of numba's simulator's own limits (`alignment=` is refused \"in cudasim\"), run with "
+     "GPUSIM_CUDASIM_ALIGNMENT=gpu (arrays placed as on a GPU)", r"TestCudasimUnsupportedAlignment"),
     ("kernel source not readable by `inspect` (kernels built with `exec`, or run by `python -c` in a child)",
      r"cannot read the source of kernel|CalledProcessError: Command .*'-c'"),
     ("a fault in the test's own kernel, which numba's simulator cannot see (data race, uninitialized shared "

@@ -39,7 +39,7 @@ from ..frontend.compiler import DEBUG_MARK, SIMULATOR_MARK
 from ..frontend.names import CapturedDeviceArray
 from ..frontend.source import remember_exec_sources
 from ..launch import DEFAULT_MAX_STEPS, arg_type, compile_kernel, cooperative_max_blocks, launch
-from . import pointers, xoroshiro
+from . import alignment, pointers, xoroshiro
 from .policy import FaultPolicy, as_raised, is_limitation, kind_of, report_line
 
 
@@ -193,6 +193,9 @@ def _launch(kernel: Any, args: tuple, original_call: Any) -> Any:
     direct = [v for a, u, v in zip(args, unwrapped, values) if isinstance(v, np.ndarray)
               and ((a is not None and _unwrap(a) is v) or not isinstance(u, np.ndarray))]
     saved = [(a, a.copy()) for a in direct] if _settings.mode == "fallback" else []
+    refused = _alignment_refused(kernel, values)
+    if refused is not None:  # numba's simulator's own refusal, in either mode (alignment.py)
+        raise refused from None
     try:
         report = launch(_frozen(kernel), grid, block, values, int(kernel.dynshared_size or 0),
                         instrument=False, trace=False, max_steps=_max_steps())
@@ -214,6 +217,19 @@ def _launch(kernel: Any, args: tuple, original_call: Any) -> Any:
     finally:
         _stats.gpusim_seconds += time.perf_counter() - t0
     return None
+
+
+def _alignment_refused(kernel: Any, values: list) -> RuntimeError | None:
+    """numba's simulator's error for a kernel that declares an ``alignment=`` array (``alignment.py``), found
+    in its compiled IR (compiled once: the launch reuses it); None where it may run, or where it does not
+    compile (the launch says why)."""
+    if alignment.placed_as_on_gpu():
+        return None
+    try:
+        comp = compile_kernel(_frozen(kernel), instrument=False, args=tuple(values))
+    except Exception:  # the launch raises it again, and the mode decides
+        return None
+    return alignment.refusal(comp.module)
 
 
 def _max_steps() -> int:

@@ -135,6 +135,25 @@ def test_fault_policy_off_lets_a_kind_through(tmp_path):
     assert "OutOfBounds" in res["oob"]["types"]
 
 
+def test_alignment_is_refused_with_numba_simulators_error_by_default(tmp_path):
+    # the expected error is numba's simulator's own, from the same kernels run on it (no GPUSIM_CUDASIM)
+    sim, _ = _scenario("alignment", tmp_path, NUMBA_ENABLE_CUDASIM="1")
+    ours, _ = _scenario("alignment", tmp_path, GPUSIM_CUDASIM="strict", NUMBA_ENABLE_CUDASIM="1")
+    for kind in ("shared", "local"):
+        assert "RuntimeError" in sim[kind]["types"] and "RuntimeError" in ours[kind]["types"]
+        words = sim[kind]["message"].split(": ", 1)[1]          # after the simulator's "tid=[..] ctaid=[..]: "
+        assert ours[kind]["message"].startswith(words) and "GPUSIM_CUDASIM_ALIGNMENT=gpu" in ours[kind]["message"]
+    assert ours["stats"]["gpusim"] == 0 and ours["stats"]["fallback"] == 0   # refused, not run on either
+
+
+def test_alignment_placed_as_on_a_gpu_when_asked(tmp_path):
+    res, _ = _scenario("alignment", tmp_path, GPUSIM_CUDASIM="strict", NUMBA_ENABLE_CUDASIM="1",
+                       GPUSIM_CUDASIM_ALIGNMENT="gpu")
+    assert res["shared"]["types"] == [] and res["local"]["types"] == []
+    assert res["out"] == [float(np.arange(32).sum())] and res["small"] == [7, 7, 7, 7]
+    assert res["stats"]["gpusim"] == 2 and res["stats"]["fallback"] == 0
+
+
 def test_global_arrays_are_frozen_at_the_first_launch(tmp_path):
     # numba compiles global arrays into the kernel as constants ("frozen" at compile time)
     res, _ = _scenario("frozen", tmp_path, GPUSIM_CUDASIM="strict")
