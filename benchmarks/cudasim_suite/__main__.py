@@ -43,16 +43,10 @@ DOC = ROOT / "docs" / "cudasim-suite.md"
 #: what --unskip runs
 UNSKIPPED = ["numba.cuda.tests.cudapy.test_warp_ops"] + [
     f"numba.cuda.tests.doc_examples.test_{m}" for m in
-    ("cg", "cpointer", "cpu_gpu_compat", "ffi", "globals", "laplace", "matmul", "montecarlo", "reduction",
-     "sessionize", "ufunc", "vecadd")]
+    ("cg", "cpointer", "cpu_gpu_compat", "ffi", "globals", "laplace", "matmul", "montecarlo", "random",
+     "reduction", "sessionize", "ufunc", "vecadd")]
 #: un-skipped modules not run, and why
-LEFT_OUT = {
-    "numba.cuda.tests.doc_examples.test_random":
-        "its kernel fills a 701x900x719 float32 array (453 million elements) from 2 million threads: since the "
-        "compact race records it fits in memory (2.5 GB resident when stopped), but it does more than the "
-        "drop-in's 4e10 steps of work and is stopped there (after 18 s; with the budget raised it passes in "
-        "about 4 minutes at 8.9 GiB): a budget that scales with the launch's threads would let it run",
-}
+LEFT_OUT: dict[str, str] = {}
 
 ENGINES = {
     "simulator": ("numba's simulator", None),
