@@ -14,6 +14,10 @@ the simulator drops. A launch:
    kernel and kind), then raises the first fault the policy says to raise (``policy.as_raised``), or copies
    the results back.
 
+A kernel that declares an ``alignment=`` array is refused with numba's simulator's own error, in either mode
+(``alignment.py``; ``GPUSIM_CUDASIM_ALIGNMENT=gpu`` runs it). The step budget grows with the launch
+(``budget.py``).
+
 A kernel gpusim cannot run — a compile error, an argument it does not take, a Python error in gpusim's code
 for it — is an error in ``strict`` mode; in ``fallback`` mode any device array gpusim wrote is restored, numba's
 simulator runs the launch, and stderr says so once per kernel. Device functions called from host code and
