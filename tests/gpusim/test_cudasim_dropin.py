@@ -266,6 +266,42 @@ def test_pytest_plugin_sets_up_before_numba_cuda_is_imported(tmp_path):
     assert "gpusim: 2 launches on gpusim" in proc.stdout
 
 
+RACY_TEST = """
+import numpy as np
+from numba import cuda
+
+@cuda.jit
+def racy(out):
+    out[0] += 1
+
+def test_racy():
+    racy[1, 64](np.zeros(1))
+"""
+
+
+@pytest.mark.parametrize("how", ["option", "install"])
+def test_race_reports_turn_off_as_the_readme_says(tmp_path, how):
+    # README: GPUSIM_CUDASIM_FAULTS=race=off (test_fault_policy_off_lets_a_kind_through), --gpusim-faults=race=off
+    # or gpusim.install(faults="race=off")
+    (tmp_path / "test_racy.py").write_text(RACY_TEST)
+    plugin = [] if _hook_installed() else ["-p", "_gpusim_cudasim.pytest_plugin"]
+
+    def run(off: bool) -> str:
+        if how == "install":
+            faults = ', faults="race=off"' if off else ""
+            (tmp_path / "conftest.py").write_text(f'import gpusim\ngpusim.install("strict"{faults})\n')
+            extra = []
+        else:
+            extra = ["--gpusim-strict"] + (["--gpusim-faults=race=off"] if off else [])
+        proc = subprocess.run([sys.executable, "-m", "pytest", *plugin, *extra, "-p", "no:cacheprovider", "-q",
+                               str(tmp_path)], cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+        return proc.stdout + proc.stderr
+
+    assert ": race at " in run(False)          # reported by default, and the test passes
+    assert ": race at " not in run(True)
+
+
 MLIR_SCRIPT = """
 import json
 import numpy as np
