@@ -51,10 +51,17 @@ def first_aligned(module: N.Module) -> tuple[N.Function, N.Stmt] | None:
     return None
 
 
+#: id(module) -> (the module, kept so that its id stays its own; its first aligned declaration or None)
+_found: dict[int, tuple[N.Module, tuple[N.Function, N.Stmt] | None]] = {}
+
+
 def refusal(module: N.Module) -> RuntimeError | None:
     """numba's simulator's ``RuntimeError`` for a module that declares an aligned array; None for one that
-    does not (the caller asks ``placed_as_on_gpu`` first)."""
-    found = first_aligned(module)
+    does not (the caller asks ``placed_as_on_gpu`` first). The module is searched once."""
+    hit = _found.get(id(module))
+    if hit is None or hit[0] is not module:
+        hit = _found[id(module)] = (module, first_aligned(module))
+    found = hit[1]
     if found is None:
         return None
     fn, stmt = found
