@@ -13,10 +13,13 @@ Settings (the environment is how child processes inherit them):
 
 * ``GPUSIM_CUDASIM`` — ``1`` (a kernel gpusim cannot run falls back to numba's simulator, said once per
   kernel on stderr) or ``strict`` (such a kernel is an error). Unset, empty or ``0``: off.
-* ``GPUSIM_CUDASIM_FAULTS`` — what a fault gpusim finds does: ``raise`` (the default) or ``off``, for all
+* ``GPUSIM_CUDASIM_FAULTS`` — what a fault gpusim finds does: ``raise``, ``report`` or ``off``, for all
   kinds or per kind, e.g. ``race=off,uninit=off`` (kinds: oob, race, skipped, divergence, uninit, timeout,
-  limit).
-* ``GPUSIM_CUDASIM_MAX_STEPS`` — a launch's step budget (``gpusim.cudasim.adapter.MAX_STEPS`` by default).
+  limit; by default race, uninit and skipped are reported, the rest raised: ``gpusim.cudasim.policy``).
+* ``GPUSIM_CUDASIM_MAX_STEPS`` — every launch's step budget (by default it grows with the launch's threads:
+  ``gpusim.cudasim.budget``).
+* ``GPUSIM_CUDASIM_ALIGNMENT`` — ``gpu``: ``alignment=`` arrays are placed as on a GPU, instead of refused as
+  numba's simulator refuses them (``gpusim.cudasim.alignment``).
 
 This package lives outside ``gpusim/`` only so that it can be imported without importing gpusim.
 (PYTEST_DONT_REWRITE: the hook imports this before pytest starts, and pytest would warn that it is too late to

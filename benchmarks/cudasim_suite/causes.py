@@ -15,8 +15,8 @@ from pathlib import Path
 
 #: (cause, regular expression over "first line / source line / test id"), tried in order
 RULES: list[tuple[str, str]] = [
-    ("a test of numba's simulator's own limits (`alignment=` is refused \"in cudasim\"); gpusim is not that "
-     "simulator", r"TestCudasimUnsupportedAlignment"),
+    ("a test of numba's simulator's own limits (`alignment=` is refused \"in cudasim\"), run with "
+     "GPUSIM_CUDASIM_ALIGNMENT=gpu (arrays placed as on a GPU)", r"TestCudasimUnsupportedAlignment"),
     ("kernel source not readable by `inspect` (kernels built with `exec`, or run by `python -c` in a child)",
      r"cannot read the source of kernel|CalledProcessError: Command .*'-c'"),
     ("a fault in the test's own kernel, which numba's simulator cannot see (data race, uninitialized shared "
@@ -106,12 +106,12 @@ def comparison(sim: dict, other: dict) -> str:
 
 
 def write_doc(path: Path, runs: list[dict], baseline: dict, version: str, unskip: bool,
-              left_out: dict[str, str]) -> None:
+              left_out: dict[str, str], costly: dict[str, str] | None = None) -> None:
     """Rewrite ``path``'s section for this kind of run (the whole suite, or ``--unskip``), keeping the other."""
     old = path.read_text() if path.exists() else ""
     sections = {k: _between(old, _MARK.format(k), f"<!-- /{k} -->") for k in ("suite", "unskipped")}
     if unskip:
-        sections["unskipped"] = _unskipped_section(runs, left_out)
+        sections["unskipped"] = _unskipped_section(runs, left_out, costly or {})
     else:
         sections["suite"] = _suite_section(runs, baseline, version)
     out = ["# numba-cuda's own test suite on gpusim", ""]
@@ -177,11 +177,12 @@ def _suite_section(runs: list[dict], baseline: dict, version: str) -> str:
     return "\n".join(out)
 
 
-def _unskipped_section(runs: list[dict], left_out: dict[str, str]) -> str:
+def _unskipped_section(runs: list[dict], left_out: dict[str, str], costly: dict[str, str]) -> str:
     out = ["## Un-skipped: `test_warp_ops` and `doc_examples`", "",
            "numba's simulator skips these (no warp intrinsics; `cuda` imported inside a function). Run on gpusim "
            "only, with their `skip_on_cudasim` marks lifted: `python -m benchmarks.cudasim_suite --unskip --write`. "
-           + " ".join(f"Left out: `{m.rsplit('.', 1)[1]}`: {why}." for m, why in left_out.items()), ""]
+           + " ".join(f"Left out: `{m.rsplit('.', 1)[1]}`: {why}." for m, why in left_out.items())
+           + " ".join(f"`{m.rsplit('.', 1)[1]}` costs most: {what}." for m, what in costly.items()), ""]
     ids = sorted({t["id"] for r in runs for t in r["tests"]})
     by_run = [{t["id"]: t for t in r["tests"]} for r in runs]
     out += ["| test | " + " | ".join(r["label"] for r in runs) + " |", "|---|" + "---|" * len(runs)]

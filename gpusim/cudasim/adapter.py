@@ -14,6 +14,10 @@ the simulator drops. A launch:
    kernel and kind), then raises the first fault the policy says to raise (``policy.as_raised``), or copies
    the results back.
 
+A kernel that declares an ``alignment=`` array is refused with numba's simulator's own error, in either mode
+(``alignment.py``; ``GPUSIM_CUDASIM_ALIGNMENT=gpu`` runs it). The step budget grows with the launch
+(``budget.py``).
+
 A kernel gpusim cannot run — a compile error, an argument it does not take, a Python error in gpusim's code
 for it — is an error in ``strict`` mode; in ``fallback`` mode any device array gpusim wrote is restored, numba's
 simulator runs the launch, and stderr says so once per kernel. Device functions called from host code and
@@ -25,7 +29,6 @@ This module has no rules of its own: what a kernel means is gpusim's front end's
 from __future__ import annotations
 
 import functools
-import os
 import sys
 import time
 import types
@@ -34,12 +37,12 @@ from typing import Any
 
 import numpy as np
 
-from ..faults import KernelTimeout, KernelTypeError
+from ..faults import KernelTypeError
 from ..frontend.compiler import DEBUG_MARK, SIMULATOR_MARK
 from ..frontend.names import CapturedDeviceArray
 from ..frontend.source import remember_exec_sources
-from ..launch import DEFAULT_MAX_STEPS, arg_type, compile_kernel, cooperative_max_blocks, launch
-from . import pointers, xoroshiro
+from ..launch import arg_type, compile_kernel, cooperative_max_blocks, launch
+from . import alignment, budget, pointers, xoroshiro
 from .policy import FaultPolicy, as_raised, is_limitation, kind_of, report_line
 
 
@@ -64,14 +67,6 @@ class _Settings:
 
 
 _settings = _Settings()
-
-#: the drop-in's step budget per launch (``GPUSIM_CUDASIM_MAX_STEPS`` sets another): twenty times
-#: ``gpusim.launch``'s (4e10, about half a minute of work), since a test suite's kernels are bigger than a puzzle's
-#: (numba's own heat-equation example does 1.3e10 steps: 1001 threads, 10,000 grid-synchronised steps), and an
-#: endless loop still ends with a ``KernelTimeout`` instead of a hang
-MAX_STEPS = 20 * DEFAULT_MAX_STEPS
-ENV_MAX_STEPS = "GPUSIM_CUDASIM_MAX_STEPS"
-_said_bad: set[str] = set()  # bad values of it already said on stderr
 _stats = Stats()
 _patched: dict[str, Any] = {}  # what attach replaced, for detach
 
@@ -193,9 +188,13 @@ def _launch(kernel: Any, args: tuple, original_call: Any) -> Any:
     direct = [v for a, u, v in zip(args, unwrapped, values) if isinstance(v, np.ndarray)
               and ((a is not None and _unwrap(a) is v) or not isinstance(u, np.ndarray))]
     saved = [(a, a.copy()) for a in direct] if _settings.mode == "fallback" else []
+    refused = _alignment_refused(kernel, values)
+    if refused is not None:  # numba's simulator's own refusal, in either mode (alignment.py)
+        raise refused from None
+    steps = budget.for_launch(int(np.prod(grid)) * int(np.prod(block)))
     try:
         report = launch(_frozen(kernel), grid, block, values, int(kernel.dynshared_size or 0),
-                        instrument=False, trace=False, max_steps=_max_steps())
+                        instrument=False, trace=False, max_steps=steps)
     except Exception as e:  # anything gpusim raises before a thread runs: it cannot run this launch
         return _cannot_run(kernel, e, None, args, original_call, saved, t0)
     kernel.last_report = report
@@ -208,7 +207,7 @@ def _launch(kernel: Any, args: tuple, original_call: Any) -> Any:
     _report(kernel, _settings.policy.to_report(report.faults))
     try:
         if fault is not None:
-            raise _with_hint(as_raised(fault)) from None
+            raise budget.with_hint(as_raised(fault)) from None
         for write_back in retr:
             write_back()
     finally:
@@ -216,31 +215,17 @@ def _launch(kernel: Any, args: tuple, original_call: Any) -> Any:
     return None
 
 
-def _max_steps() -> int:
-    """The step budget of a launch: ``GPUSIM_CUDASIM_MAX_STEPS`` (a positive integer, ``2e10`` or ``20_000``
-    style accepted) or ``MAX_STEPS``; a bad value is said once on stderr and the default used."""
-    text = os.environ.get(ENV_MAX_STEPS, "").strip()
-    if not text:
-        return MAX_STEPS
+def _alignment_refused(kernel: Any, values: list) -> RuntimeError | None:
+    """numba's simulator's error for a kernel that declares an ``alignment=`` array (``alignment.py``), found
+    in its compiled IR (compiled once: the launch reuses it); None where it may run, or where it does not
+    compile (the launch says why)."""
+    if alignment.placed_as_on_gpu():
+        return None
     try:
-        value = float(text.replace("_", "")) if any(c in text for c in ".eE") else int(text.replace("_", ""))
-        if value >= 1 and value == int(value):
-            return int(value)
-    except ValueError:
-        pass
-    if text not in _said_bad:
-        _said_bad.add(text)
-        sys.stderr.write(f"gpusim: {ENV_MAX_STEPS}={text!r} is not a positive whole number of steps; using "
-                         f"{MAX_STEPS:,}\n")
-    return MAX_STEPS
-
-
-def _with_hint(error: BaseException) -> BaseException:
-    """A step-budget fault says how to give a kernel that really is this long more steps."""
-    if isinstance(error, KernelTimeout) and hasattr(error, "add_note"):
-        error.add_note(f"gpusim: if the kernel really is this long, {ENV_MAX_STEPS} raises the budget (now "
-                       f"{_max_steps():,} steps)")
-    return error
+        comp = compile_kernel(_frozen(kernel), instrument=False, args=tuple(values))
+    except Exception:  # the launch raises it again, and the mode decides
+        return None
+    return alignment.refusal(comp.module)
 
 
 def _write_output(report: Any) -> None:

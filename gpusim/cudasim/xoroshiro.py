@@ -41,14 +41,19 @@ def _jump(s0: np.ndarray, s1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _apply(cols: tuple[np.ndarray, np.ndarray], s0: np.ndarray, s1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """A linear map (the images of the 128 unit states) applied to arrays of states."""
+    """A linear map (the images of the 128 unit states) applied to arrays of states: by bytes, through a table
+    of the images of the 256 values of each of the state's 16 bytes (16 lookups a state, not 128 masks)."""
     c0, c1 = cols
     o0, o1 = np.zeros_like(s0), np.zeros_like(s1)
-    for b in range(128):
-        word = s0 if b < 64 else s1
-        take = -((word >> np.uint64(b % 64)) & _ONE)   # all ones where the bit is set (uint64 wraps)
-        o0 ^= take & c0[b]
-        o1 ^= take & c1[b]
+    for j in range(16):
+        t0, t1 = np.zeros(256, np.uint64), np.zeros(256, np.uint64)
+        for k in range(8):                     # the values with bit k highest: those below it, plus bit k's image
+            t0[1 << k:2 << k] = t0[:1 << k] ^ c0[8 * j + k]
+            t1[1 << k:2 << k] = t1[:1 << k] ^ c1[8 * j + k]
+        word = s0 if j < 8 else s1
+        byte = ((word >> np.uint64(8 * (j % 8))) & np.uint64(0xFF)).astype(np.intp)
+        o0 ^= t0[byte]
+        o1 ^= t1[byte]
     return o0, o1
 
 

@@ -221,6 +221,8 @@ class CallLowering:
             raise self.error(node, f"{func.__name__}() is a plain Python function: numba-cuda cannot call it from "
                                    f"a kernel (\"Untyped global name {func.__name__!r}\"); decorate it with "
                                    "@cuda.jit(device=True)")
+        if ref.plain:
+            self.builder.plain_functions.add(func)
         try:
             signature = inspect.signature(func)
             params = list(signature.parameters)

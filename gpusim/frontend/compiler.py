@@ -97,6 +97,9 @@ class Builder:
         self.debug = debug
         #: numba's simulator's semantics (``SIMULATOR_MARK``): plain Python functions may be called
         self.simulator = simulator
+        #: the plain Python functions called as device functions (simulator semantics only): numba's simulator
+        #: runs them as Python, so an ``isinstance`` in one decides its branch without typing the other
+        self.plain_functions: set[Any] = set()
         self.done: dict[tuple, N.Function] = {}
         self.names: dict[str, int] = {}
         self.sources: dict[Any, Source] = {}

@@ -110,6 +110,10 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
         self.live = True
         self.loops: list[LoopContext] = []
         self.returns: list[N.Return] = []
+        #: locals whose value here may come from more than one assignment (numba's SSA phi: ``instance_checks``)
+        self.merged: set[str] = set()
+        #: the locals' types where a branch isinstance ruled out runs on past its ``if`` (``instance_checks``)
+        self.ruled_out_path: dict[str, Type] | None = None
         #: lowered only to find the return types of a recursion (``compiler.UnknownReturn``)
         self.probe = False
         self.ntmp = 0
@@ -210,7 +214,7 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
     # -- blocks and merges -------------------------------------------------------------------------------
     def block(self, stmts: list[ast.stmt]) -> list[N.Stmt]:
         out: list[N.Stmt] = []
-        for s in stmts:
+        for i, s in enumerate(stmts):
             if not self.live:
                 break  # dead code after return/break/continue: Python compiles it, but it never runs
             self.line = s.lineno
@@ -222,6 +226,12 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
                     self.live = False
                 continue
             out.extend(self.stmt(s))
+            if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                self.merged -= stored_names(s)  # one assignment: the value has one definition again
+            if self.ruled_out_path is not None:  # dead only because isinstance ruled a branch out: numba types it
+                env, self.ruled_out_path = self.ruled_out_path, None
+                if not self.live:
+                    self.type_ruled_out(stmts[i + 1:], env)
         return out
 
     @staticmethod
@@ -448,16 +458,19 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
     def if_stmt(self, s: ast.If) -> list[N.Stmt]:
         cond = self.decided(self.truth(self.expr(s.test), s.test))
         if isinstance(cond, N.Const):  # a compile-time condition: only the branch taken is compiled
+            if self.checks_instance(s.test):  # numba-cuda types the other one first (instance_checks)
+                return self.instance_branch(s, bool(cond.value))
             return self.block(s.body if cond.value else s.orelse)
-        env0 = dict(self.env)
+        env0, merged0 = dict(self.env), set(self.merged)
         body = self.block(s.body)
-        env1, live1 = self.env, self.live
-        self.env, self.live = dict(env0), True
+        env1, live1, merged1 = self.env, self.live, self.merged
+        self.env, self.live, self.merged = dict(env0), True, set(merged0)
         orelse = self.block(s.orelse)
-        env2, live2 = self.env, self.live
+        env2, live2, merged2 = self.env, self.live, self.merged
         paths = ([(env1, body)] if live1 else []) + ([(env2, orelse)] if live2 else [])
         self.live = live1 or live2
         self.env = self.merge(paths, s.lineno) if paths else env0
+        self.merged = (merged1 | merged2 | stored_names(s) if live1 and live2 else merged1 if live1 else merged2)
         return [N.If(cond, body, orelse, line=s.lineno)]
 
     def decided(self, cond: N.Expr) -> N.Expr:
@@ -483,8 +496,9 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
 
     def loop_body(self, header: dict[str, Type], lower_head, stmts: list[ast.stmt], line: int):
         """Lower a loop body until the types at its head are stable; returns (head, body, header env, ctx)."""
+        merged = self.merged | {n for st in stmts for n in stored_names(st)}  # the loop's head joins them
         for _ in range(MAX_LOOP_ROUNDS):
-            self.env, self.live = dict(header), True
+            self.env, self.live, self.merged = dict(header), True, set(merged)
             head = lower_head()
             ctx = LoopContext()
             self.loops.append(ctx)
@@ -498,6 +512,7 @@ class FunctionLowering(ExprLowering, CallLowering, NumericCallLowering, UfuncLow
                 for name, t in env.items():
                     new[name] = self.join_type(new[name], t, line) if name in new else t
             if new == header:
+                self.merged = merged
                 return head, body, header, ctx
             header = new
         raise self.error(line, "the types of this loop's variables do not settle (gpusim cannot type it)")

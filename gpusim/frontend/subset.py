@@ -58,4 +58,6 @@ _ACCEPTED: weakref.WeakSet[ast.FunctionDef] = weakref.WeakSet()
 
 def error(src: Source, node: ast.AST | int, message: str, cls: type = UnsupportedConstruct) -> KernelCompileError:
     lineno = node if isinstance(node, int) else getattr(node, "lineno", 0)
-    return cls(message, filename=src.filename, lineno=lineno, source_line=src.line(lineno))
+    e = cls(message, filename=src.filename, lineno=lineno, source_line=src.line(lineno))
+    e.node = None if isinstance(node, int) else node  # what failed (instance_checks.survives_partial_typing)
+    return e

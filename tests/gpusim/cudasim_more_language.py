@@ -264,9 +264,37 @@ def plain_first_or_self(b):
     return b
 
 
+@cuda.jit(device=True)
+def width_or_self(b):
+    # the branch ruled out fails on an attribute only: numba-cuda's partial typing gets past it and drops it
+    if isinstance(b, tuple):
+        return b.shape
+    return b
+
+
+@cuda.jit(device=True)
+def kind_after_branch(b, c):
+    # b holds the value of two assignments where isinstance asks (a phi): numba-cuda cannot decide it
+    if c > 0:
+        b = 2
+    if isinstance(b, int):
+        return 1
+    return 0
+
+
 @cuda.jit
 def first_items(out, x, pair):
     out[0] = first_or_self(pair) + first_or_self(x)
+
+
+@cuda.jit
+def width_items(out, x):
+    out[0] = width_or_self(x)
+
+
+@cuda.jit
+def kind_items(out, x, c):
+    out[0] = kind_after_branch(x, c)
 
 
 @cuda.jit
@@ -324,6 +352,18 @@ def run_first_items(res: dict) -> None:
     res["first_items"] = out.tolist()
 
 
+def run_width_items(res: dict) -> None:
+    out = np.zeros(1, np.int64)
+    width_items[1, 1](out, 5)
+    res["width_items"] = out.tolist()
+
+
+def run_kind_items(res: dict) -> None:
+    out = np.zeros(1, np.int64)
+    kind_items[1, 1](out, 5, 1)
+    res["kind_items"] = out.tolist()
+
+
 def run_plain_helper(res: dict) -> None:
     out = np.zeros(1, np.int64)
     plain_helper[1, 1](out, 5, (7, 2.5))
@@ -349,7 +389,8 @@ def run_optional_faults(res: dict) -> None:
 
 #: every case, each launched on its own; those that only gpusim survives are left out on a GPU
 CASES = (run_string_constants, run_record_labels, run_copy_same_length, run_copy_other_length, run_recursion,
-         run_countdown, run_mutual_recursion, run_type_change, run_first_items, run_plain_helper,
+         run_countdown, run_mutual_recursion, run_type_change, run_first_items, run_width_items, run_kind_items,
+         run_plain_helper,
          run_instance_checks, run_optionals)
 GPUSIM_ONLY = (run_recursion_faults, run_optional_faults)
 

@@ -194,6 +194,38 @@ def group_faults() -> dict:
     }
 
 
+@cuda.jit(device=True)
+def aligned_tile_sum(a, out):
+    tile = cuda.shared.array(32, dtype=F32, alignment=128)
+    i = cuda.threadIdx.x
+    tile[i] = a[i]
+    cuda.syncthreads()
+    if i == 0:
+        s = F32(0)
+        for j in range(32):
+            s += tile[j]
+        out[0] = s
+
+
+@cuda.jit
+def shared_aligned(a, out):
+    aligned_tile_sum(a, out)
+
+
+@cuda.jit
+def local_aligned(out):
+    scratch = cuda.local.array(4, dtype=np.uint8, alignment=16)
+    scratch[0] = 7
+    out[cuda.threadIdx.x] = scratch[0]
+
+
+def group_alignment() -> dict:
+    """alignment= in a device function's shared array and in a kernel's local array."""
+    out, small = np.zeros(1, dtype=F32), np.zeros(4, dtype=np.uint8)
+    return {"shared": _caught(lambda: shared_aligned[1, 32](np.arange(32, dtype=F32), out)),
+            "local": _caught(lambda: local_aligned[1, 4](small)), "out": out.tolist(), "small": small.tolist()}
+
+
 GLOBAL_TABLE = np.array([1.0, 2.0, 3.0])
 
 

@@ -152,10 +152,22 @@ def budget_default(res: dict) -> None:
     res["budget_default_out"] = int(out[0])
 
 
+def budget_scaled(res: dict) -> None:
+    """The budget grows with the launch: with its floor at one step and 10,000 steps a thread, a loop of 10
+    iterations fits in a launch of any size, one of 100,000 in none."""
+    from gpusim.cudasim import budget as steps
+
+    steps.MAX_STEPS, steps.STEPS_PER_THREAD = 1, 10_000
+    out = np.zeros(1, np.int64)
+    for blocks in (1, 64):
+        res[f"scaled_short_{blocks}"] = caught(lambda b=blocks: count_up[b, 64](out, 10))
+        res[f"scaled_long_{blocks}"] = caught(lambda b=blocks: count_up[b, 64](out, 100_000))
+
+
 def main(group: str, path: str) -> None:
     res: dict = {}
     groups = {"barriers": barriers, "eager": eager, "random": random_states, "pointers": pointers, "budget": budget,
-              "budget_default": budget_default}
+              "budget_default": budget_default, "budget_scaled": budget_scaled}
     for g in group.split(","):
         groups[g](res)
     st = gpusim.cudasim.stats()

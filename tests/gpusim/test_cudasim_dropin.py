@@ -135,6 +135,25 @@ def test_fault_policy_off_lets_a_kind_through(tmp_path):
     assert "OutOfBounds" in res["oob"]["types"]
 
 
+def test_alignment_is_refused_with_numba_simulators_error_by_default(tmp_path):
+    # the expected error is numba's simulator's own, from the same kernels run on it (no GPUSIM_CUDASIM)
+    sim, _ = _scenario("alignment", tmp_path, NUMBA_ENABLE_CUDASIM="1")
+    ours, _ = _scenario("alignment", tmp_path, GPUSIM_CUDASIM="strict", NUMBA_ENABLE_CUDASIM="1")
+    for kind in ("shared", "local"):
+        assert "RuntimeError" in sim[kind]["types"] and "RuntimeError" in ours[kind]["types"]
+        words = sim[kind]["message"].split(": ", 1)[1]          # after the simulator's "tid=[..] ctaid=[..]: "
+        assert ours[kind]["message"].startswith(words) and "GPUSIM_CUDASIM_ALIGNMENT=gpu" in ours[kind]["message"]
+    assert ours["stats"]["gpusim"] == 0 and ours["stats"]["fallback"] == 0   # refused, not run on either
+
+
+def test_alignment_placed_as_on_a_gpu_when_asked(tmp_path):
+    res, _ = _scenario("alignment", tmp_path, GPUSIM_CUDASIM="strict", NUMBA_ENABLE_CUDASIM="1",
+                       GPUSIM_CUDASIM_ALIGNMENT="gpu")
+    assert res["shared"]["types"] == [] and res["local"]["types"] == []
+    assert res["out"] == [float(np.arange(32).sum())] and res["small"] == [7, 7, 7, 7]
+    assert res["stats"]["gpusim"] == 2 and res["stats"]["fallback"] == 0
+
+
 def test_global_arrays_are_frozen_at_the_first_launch(tmp_path):
     # numba compiles global arrays into the kernel as constants ("frozen" at compile time)
     res, _ = _scenario("frozen", tmp_path, GPUSIM_CUDASIM="strict")
@@ -245,6 +264,42 @@ def test_pytest_plugin_sets_up_before_numba_cuda_is_imported(tmp_path):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "2 passed" in proc.stdout
     assert "gpusim: 2 launches on gpusim" in proc.stdout
+
+
+RACY_TEST = """
+import numpy as np
+from numba import cuda
+
+@cuda.jit
+def racy(out):
+    out[0] += 1
+
+def test_racy():
+    racy[1, 64](np.zeros(1))
+"""
+
+
+@pytest.mark.parametrize("how", ["option", "install"])
+def test_race_reports_turn_off_as_the_readme_says(tmp_path, how):
+    # README: GPUSIM_CUDASIM_FAULTS=race=off (test_fault_policy_off_lets_a_kind_through), --gpusim-faults=race=off
+    # or gpusim.install(faults="race=off")
+    (tmp_path / "test_racy.py").write_text(RACY_TEST)
+    plugin = [] if _hook_installed() else ["-p", "_gpusim_cudasim.pytest_plugin"]
+
+    def run(off: bool) -> str:
+        if how == "install":
+            faults = ', faults="race=off"' if off else ""
+            (tmp_path / "conftest.py").write_text(f'import gpusim\ngpusim.install("strict"{faults})\n')
+            extra = []
+        else:
+            extra = ["--gpusim-strict"] + (["--gpusim-faults=race=off"] if off else [])
+        proc = subprocess.run([sys.executable, "-m", "pytest", *plugin, *extra, "-p", "no:cacheprovider", "-q",
+                               str(tmp_path)], cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+        return proc.stdout + proc.stderr
+
+    assert ": race at " in run(False)          # reported by default, and the test passes
+    assert ": race at " not in run(True)
 
 
 MLIR_SCRIPT = """

@@ -178,6 +178,24 @@ def test_the_step_budget_is_set_by_the_environment(tmp_path):
     assert res["budget_short"]["types"] == [] and res["budget_short_out"] == 45
 
 
+def test_the_budget_grows_with_the_launchs_threads(tmp_path):
+    res, _ = _child("budget_scaled", tmp_path)
+    for blocks in (1, 64):
+        assert res[f"scaled_short_{blocks}"]["types"] == []
+        long = res[f"scaled_long_{blocks}"]
+        assert "KernelTimeout" in long["types"] and f"{blocks * 64 * 10_000:,} steps" in long["message"]
+
+
+def test_the_budget_is_the_larger_of_its_floor_and_its_allowance_per_thread(monkeypatch):
+    from gpusim.cudasim import budget
+
+    monkeypatch.delenv("GPUSIM_CUDASIM_MAX_STEPS", raising=False)
+    assert budget.for_launch(1) == budget.MAX_STEPS == 40_000_000_000
+    assert budget.for_launch(2_097_152) == 2_097_152 * 250_000     # numba-cuda's test_random's launch
+    monkeypatch.setenv("GPUSIM_CUDASIM_MAX_STEPS", "2e6")
+    assert budget.for_launch(1) == budget.for_launch(2_097_152) == 2_000_000
+
+
 def test_the_drop_ins_budget_outlasts_gpusim_launchs_and_a_bad_setting_is_said(tmp_path):
     res, err = _child("budget_default", tmp_path, GPUSIM_CUDASIM_MAX_STEPS="lots")
     assert res["budget_default"]["types"] == []
