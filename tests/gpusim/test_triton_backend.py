@@ -297,6 +297,38 @@ def test_a_block_larger_than_the_gpu_allows_is_refused():
         program(add_ten, (np.zeros(4, np.float32), np.zeros(4, np.float32)), block=(64, 32))
 
 
+def test_a_tile_read_by_columns_is_a_window_of_its_transpose_made_once():
+    from tests.gpusim.triton_kernels import (
+        case_transpose_quarters,
+        case_transpose_reversed,
+        case_transpose_square,
+        case_transpose_steps,
+    )
+
+    def lines_of(case):
+        kernel, _grid, block, args, _expect = case()
+        return [code(ln) for ln in body(program(kernel, args, block=block))]
+
+    # 16 x 4 block, four planes of rows ty + 4k, read tile[tx, ty + 4k] in a loop of four trips
+    lines = lines_of(case_transpose_quarters)
+    text = "\n".join(lines)
+    assert "tl.gather(" not in text and text.count("tl.trans(") == 1
+    assert "tl.join(tl.join(_sh1_tile_0, _sh1_tile_1), tl.join(_sh1_tile_2, _sh1_tile_3))" in text
+    loop = next(k for k, ln in enumerate(lines) if ln.startswith("for "))
+    assert any("tl.trans(" in ln for ln in lines[:loop])            # made before the loop, which stores nothing
+    assert any("tl.arange(0, 4)[:, None, None] == k" in ln for ln in lines[loop:])   # a window per trip
+    # one plane of a padded tile, read tile[tx, ty] by a square block: the transpose itself
+    text = "\n".join(lines_of(case_transpose_square))
+    assert "tl.trans(tl.reshape(_sh1_tile, [16, 16]), (1, 0))" in text and "tl.gather(" not in text
+    # a loop that stores into the tile: its transpose is made inside the loop, after each trip's store
+    lines = lines_of(case_transpose_steps)
+    loop = next(k for k, ln in enumerate(lines) if ln.startswith("for "))
+    assert not any("tl.trans(" in ln for ln in lines[:loop]) and any("tl.trans(" in ln for ln in lines[loop:])
+    # tile[tx, 15 - y]: the element falls as ty rises, no window of the transpose: gathers, as before
+    text = "\n".join(lines_of(case_transpose_reversed))
+    assert "tl.trans(" not in text and text.count("tl.gather(") == 4
+
+
 def test_translating_imports_neither_torch_nor_triton():
     script = (f"import sys, numpy as np; sys.path.insert(0, {str(ROOT)!r}); "
               "import tests.gpusim.test_triton_backend as t; "

@@ -150,7 +150,7 @@ def _operand(g, e: N.Load, s: N.ForRange, j0: int, ctx) -> _Operand | None:
             g.frame.consts.pop(s.var, None)
             g.out = saved
         f = g.norm(off.affine)
-        if f is None or not off.pure or f.z:
+        if f is None or not f.fixed or not off.pure or f.z:
             return None
         affs.append(f)
     f0, f1 = affs
