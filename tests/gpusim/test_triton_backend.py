@@ -303,6 +303,7 @@ def test_a_tile_read_by_columns_is_a_window_of_its_transpose_made_once():
         case_transpose_reversed,
         case_transpose_square,
         case_transpose_steps,
+        case_transpose_tall,
     )
 
     def lines_of(case):
@@ -315,8 +316,17 @@ def test_a_tile_read_by_columns_is_a_window_of_its_transpose_made_once():
     assert "tl.gather(" not in text and text.count("tl.trans(") == 1
     assert "tl.join(tl.join(_sh1_tile_0, _sh1_tile_1), tl.join(_sh1_tile_2, _sh1_tile_3))" in text
     loop = next(k for k, ln in enumerate(lines) if ln.startswith("for "))
-    assert any("tl.trans(" in ln for ln in lines[:loop])            # made before the loop, which stores nothing
-    assert any("tl.arange(0, 4)[:, None, None] == k" in ln for ln in lines[loop:])   # a window per trip
+    before, inside = "\n".join(lines[:loop]), "\n".join(lines[loop:])
+    assert "tl.trans(" in before                                    # made before the loop, which stores nothing
+    assert before.count("tl.split(") == 3                           # ... and its four windows split off there
+    assert "tl.trans(" not in inside and "tl.split(" not in inside
+    picks = r"tl\.where\(k == 0, _win\d+, tl\.where\(k == 1, _win\d+, tl\.where\(k == 2, _win\d+, _win\d+\)\)\)"
+    assert re.search(picks, inside)                                 # a trip picks its window in registers
+    # a 16 x 8 block on a 32 x 16 tile: the window moves along both axes of the transpose, by q and by k
+    lines = lines_of(case_transpose_tall)
+    loop = next(k for k, ln in enumerate(lines) if ln.startswith("for "))
+    assert "\n".join(lines[:loop]).count("tl.split(") == 3 and "tl.gather(" not in "\n".join(lines)
+    assert "tl.where(q * 2 + k == 0, _win" in "\n".join(lines[loop:])
     # one plane of a padded tile, read tile[tx, ty] by a square block: the transpose itself
     text = "\n".join(lines_of(case_transpose_square))
     assert "tl.trans(tl.reshape(_sh1_tile, [16, 16]), (1, 0))" in text and "tl.gather(" not in text
@@ -383,6 +393,23 @@ def test_a_float64_tile_sum_stays_in_each_thread():
     assert len(re.findall(r"\badd\.(?:rn\.)?f64\b", ptx)) == 16
     assert len(re.findall(r"\bmul\.(?:rn\.)?f32\b", ptx)) == 16
     assert "shfl" not in ptx
+
+
+@needs_triton
+@pytest.mark.slow
+def test_a_transposed_tile_moves_through_shared_memory_once_as_in_cuda():
+    """transpose_quarters compiled for sm_90: what the CUDA kernel does per thread (a hand count: four rows of
+    the tile loaded and stored, one barrier, four elements of a column read back and stored) and nothing
+    more: four shared stores and four shared loads (the one layout conversion the window split needs), two
+    barriers (the kernel's and that conversion's), no shuffle. With four gathers per trip it was 16 of each."""
+    from gpusim.backends.triton import launcher
+    from tests.gpusim.triton_kernels import case_transpose_quarters
+
+    kernel, _grid, block, args, _expect = case_transpose_quarters()
+    ptx = launcher.compile_aot(program(kernel, args, block=block)).asm["ptx"]
+    counts = {w: len(re.findall(rf"\b{w}\.", ptx)) for w in ("ld.global", "st.global", "st.shared", "ld.shared")}
+    assert counts == {"ld.global": 4, "st.global": 4, "st.shared": 4, "ld.shared": 4}, counts
+    assert len(re.findall(r"\bbar\.sync\b", ptx)) == 2 and "shfl" not in ptx
 
 
 @needs_triton

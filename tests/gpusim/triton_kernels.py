@@ -495,6 +495,30 @@ def case_transpose_steps():
     return transpose_steps, (1,), (SIDE, SIDE), (a, np.zeros((SIDE, 3 * SIDE), np.float32)), {1: expect}
 
 
+TALL = 32
+EIGHTH = 8
+
+
+@cuda.jit
+def transpose_tall(a, out):
+    """A 16 x 8 block transposes a 32 x 16 tile (four planes): the window of the transposed tile moves along both
+    of its axes, by ``q`` through the tile's rows and by ``k`` through its columns (selects over both)."""
+    tile = cuda.shared.array((TALL, SIDE), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    for row in range(ty, TALL, EIGHTH):
+        tile[row, tx] = a[row, tx]
+    cuda.syncthreads()
+    for q in range(TALL // SIDE):
+        for k in range(SIDE // EIGHTH):
+            out[ty + k * EIGHTH, tx + q * SIDE] = tile[tx + q * SIDE, ty + k * EIGHTH]
+
+
+def case_transpose_tall():
+    a = np.arange(TALL * SIDE, dtype=np.float32).reshape(TALL, SIDE) - np.float32(100.25)
+    return transpose_tall, (1,), (SIDE, EIGHTH), (a, np.zeros((SIDE, TALL), np.float32)), {1: a.T.copy()}
+
+
 def case_transpose_quarters():
     a = np.arange(32 * 48, dtype=np.float32).reshape(32, 48) * np.float32(0.5) - np.float32(300)
     a[0, 1] = -0.0                       # picked bit for bit: the sign of a zero comes through
@@ -533,6 +557,7 @@ CASES = {
     "transpose_square": case_transpose_square,
     "transpose_reversed": case_transpose_reversed,
     "transpose_steps": case_transpose_steps,
+    "transpose_tall": case_transpose_tall,
 }
 
 

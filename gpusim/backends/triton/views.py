@@ -12,18 +12,26 @@ the variable of an enclosing loop of constant bounds) is then ``R[ty, tx] = T[tx
 of ``tl.trans(T)``, where lane by lane it was one ``tl.gather`` per plane (each a round trip through the
 GPU's shared memory) plus the arithmetic that inverts each plane's pattern, on every read. The transposed
 tensor is built once (``tl.join`` stacks the planes, ``tl.trans`` puts the array's columns first) and,
-where the loop around the read stores nothing into the array, before that loop (``ProgramGen.view``); a
-window is picked per read with a select over the uniform block index (``K`` a multiple of the window's
-size along each axis). Triton moves the data once, as CUDA does with its shared-memory tile.
+where the loops around the read store nothing into the array, before the outermost of them
+(``ProgramGen.view``). ``K`` must be a multiple of the window's size along each axis (``Kc`` of ``by``,
+``Kr`` of ``bx``): the transposed tile is then ``W`` windows of ``[by, bx]``, whose index is made the last
+axes of the transpose and split off with ``tl.split`` (which needs those axes within a thread: Triton moves
+the tile between threads once, there, through its shared memory, as the CUDA kernel does with its tile); a
+read picks its window with ``tl.where`` on the uniform index, in registers. Compiled for sm_90, puzzle
+17's program is then the CUDA kernel's instructions: four global loads, four shared stores, a barrier, four
+shared loads, four global stores.
 
-Anything else (another element function, a window that straddles blocks, elements no plane covers, a block
-of padding lanes or of three dimensions) is left to ``memory.py``'s gathers.
+Anything else (another element function, a window that straddles blocks, elements no plane covers, more than
+``MAX_WINDOWS`` windows, a block of padding lanes or of three dimensions) is left to ``memory.py``'s
+gathers.
 """
 
 from __future__ import annotations
 
-from ...ir.types import INT8
 from .values import ArrayRef, Val, tl_type
+
+#: the most windows a transposed tile is split into (each one register per thread while it is live)
+MAX_WINDOWS = 32
 
 
 def _pow2(n: int) -> int:
@@ -97,61 +105,75 @@ def transposed_load(g, ref: ArrayRef, off: Val) -> Val | None:
     if split is None:
         return None
     (kr, rows, lo_r, hi_r), (kc, cols, lo_c, hi_c) = split
-    nr = n * by                                    # rows of the array the planes cover
-    if lo_c < 0 or hi_c + by > bx or lo_r < 0 or hi_r + bx > nr:
+    if lo_c < 0 or hi_c + by > bx or lo_r < 0 or hi_r + bx > n * by:
         return None                                # some element read lies outside what the planes hold
     npad = _pow2(n)
     if bx % by or (npad * by) % bx:
         return None
-    cb, rb = bx // by, npad * by // bx             # windows along the transposed tile's axes
-    jc = _index_code(kc, cols, by) if cb > 1 else ("0" if hi_c == 0 else None)
-    jr = _index_code(kr, rows, bx) if rb > 1 else ("0" if hi_r == 0 else None)
+    cb, rb = bx // by, npad * by // bx             # windows along the transposed tile's two axes
+    if cb * rb > MAX_WINDOWS:
+        return None
+    jc = _index_code(kc, cols, by) if cb > 1 else "0"      # (cb == 1: Kc is 0, by the range check)
+    jr = _index_code(kr, rows, bx) if rb > 1 else "0"
     if jc is None or jr is None:
         return None
-    shape = ([cb] if cb > 1 else []) + [by] + ([rb] if rb > 1 else []) + [bx]
-    view = g.view(ref, ("trans", tuple(shape)), lambda: _build(g, ref, n, npad, shape))
-    t = ref.dtype
-    store_t = INT8 if t.is_bool else t
-    code, axes = view, len(shape)
-    if rb > 1:                                     # the window's block of the array's rows
-        axis = axes - 2
-        hit = f"(tl.arange(0, {rb}){_expand(axis, axes)} == {jr})"
-        code = g.pick(code, store_t, hit, axis)
-        axes -= 1
-    if cb > 1:                                     # ... and of its columns
-        hit = f"(tl.arange(0, {cb}){_expand(0, axes)} == {jc})"
-        code = g.pick(code, store_t, hit, 0)
+    windows = g.view(ref, ("windows",), lambda: _windows(g, ref, n, npad, cb, rb))
+    row = f"({jr})" if " " in jr else jr
+    index = jc if jr == "0" else (f"{row} * {cb}" if jc == "0" else f"{row} * {cb} + {jc}")
+    if index.isdigit():
+        code = windows[int(index)]
+    else:
+        code = windows[-1]
+        for w in range(len(windows) - 2, -1, -1):
+            code = f"tl.where({index} == {w}, {windows[w]}, {code})"
     name = g.tmp("_sv")
     g.emit(f"{name} = tl.reshape({code}, [{g.P}])")
+    t = ref.dtype
     return Val(f"({name} != 0)" if t.is_bool else name, t, vec=True, pure=False)
 
 
-def _expand(axis: int, ndim: int) -> str:
-    """The indexing that makes a ``[m]`` range lie along ``axis`` of an ``ndim``-dimensional tensor."""
-    return "[" + ", ".join(":" if k == axis else "None" for k in range(ndim)) + "]"
-
-
-def _build(g, ref: ArrayRef, n: int, npad: int, shape: list[int]) -> str:
-    """Emit the transposed tile, ``[columns, rows]`` of the array reshaped to ``shape``; its name."""
-    bx, by, _ = g.block_shape
+def _stack(g, ref: ArrayRef, n: int, npad: int) -> tuple[str, int]:
+    """The planes joined: ``[P, 2, .., 2]`` with ``m`` axes of 2, plane ``b0 + 2*b1 + ...``; its name and ``m``."""
     planes = [tensor for _, tensor in sorted(ref.planes, key=lambda p: p[0].c)]
     store = "tl.int8" if ref.dtype.is_bool else tl_type(ref.dtype)
     planes += [f"tl.zeros([{g.P}], {store})"] * (npad - n)
     m = 0
-    while len(planes) > 1:       # stack: plane k = b0 + 2*b1 + 4*b2 ..., the new axes b0, b1, ... last
+    while len(planes) > 1:       # plane k = b0 + 2*b1 + 4*b2 ..., the new axes b0, b1, ... last
         planes = [f"tl.join({planes[k]}, {planes[k + 1]})" for k in range(0, len(planes), 2)]
         m += 1
-    stacked = planes[0]
-    if m:
-        j = g.tmp("_stack")
-        g.emit(f"{j} = {stacked}")
-        stacked = j
-    # [ty, tx, b0 .. b(m-1)] -> [tx, b(m-1) .. b0, ty]: the array's column, then its row (k*by + ty)
-    dims = ", ".join(str(d) for d in [1] + [2 + k for k in reversed(range(m))] + [0])
+    if not m:
+        return planes[0], 0
+    name = g.tmp("_stack")
+    g.emit(f"{name} = {planes[0]}")
+    return name, m
+
+
+def _windows(g, ref: ArrayRef, n: int, npad: int, cb: int, rb: int) -> list[str]:
+    """Emit the ``rb * cb`` windows of the transposed tile as ``[by, bx]`` tensors; their names, window
+    ``q * cb + j`` holding rows ``j*by ..`` and columns ``q*bx ..`` of the transpose (columns and rows of the
+    array)."""
+    bx, by, _ = g.block_shape
+    stacked, m = _stack(g, ref, n, npad)
+    qc = cb.bit_length() - 1     # the plane index's low qc bits step through a window's columns, the rest is q
+    # the stack as [ty, j, ty', b0 .. b(m-1)] (the store's tx = j*by + ty'; the array's row (b..)*by + ty)
+    src = [by] + ([cb] if cb > 1 else []) + [by] + [2] * m
+    first = 2 if cb > 1 else 1
+    bit = [first + 1 + k for k in range(m)]
+    # -> [ty', b(qc-1) .. b0, ty, b(m-1) .. b(qc), j]: a window's row, its column, then the window (q, j)
+    dims = [first] + bit[:qc][::-1] + [0] + bit[qc:][::-1] + ([1] if cb > 1 else [])
+    bits = (cb * rb).bit_length() - 1
     name = g.tmp("_tileT")
-    g.emit(f"{name} = tl.reshape(tl.trans(tl.reshape({stacked}, [{by}, {bx}{', 2' * m}]), ({dims})), "
-           f"[{', '.join(str(d) for d in shape)}])")
-    return name
+    g.emit(f"{name} = tl.reshape(tl.trans(tl.reshape({stacked}, [{', '.join(map(str, src))}]), "
+           f"({', '.join(map(str, dims))})), [{by}, {bx}{', 2' * bits}])")
+    out = [name]
+    for _ in range(bits):        # split the window index's lowest bit off, one bit at a time
+        nxt = [""] * (2 * len(out))
+        for r, x in enumerate(out):
+            lo, hi = g.tmp("_win"), g.tmp("_win")
+            g.emit(f"{lo}, {hi} = tl.split({x})")
+            nxt[r], nxt[r + len(out)] = lo, hi
+        out = nxt
+    return out
 
 
-__all__ = ["transposed_load"]
+__all__ = ["MAX_WINDOWS", "transposed_load"]
