@@ -28,17 +28,11 @@ gathers.
 
 from __future__ import annotations
 
+from .tiles import pow2
 from .values import ArrayRef, Val, tl_type
 
 #: the most windows a transposed tile is split into (each one register per thread while it is live)
 MAX_WINDOWS = 32
-
-
-def _pow2(n: int) -> int:
-    p = 1
-    while p < n:
-        p *= 2
-    return p
 
 
 def _stacked(g, ref: ArrayRef):
@@ -107,7 +101,7 @@ def transposed_load(g, ref: ArrayRef, off: Val) -> Val | None:
     (kr, rows, lo_r, hi_r), (kc, cols, lo_c, hi_c) = split
     if lo_c < 0 or hi_c + by > bx or lo_r < 0 or hi_r + bx > n * by:
         return None                                # some element read lies outside what the planes hold
-    npad = _pow2(n)
+    npad = pow2(n)
     if bx % by or (npad * by) % bx:
         return None
     cb, rb = bx // by, npad * by // bx             # windows along the transposed tile's two axes
