@@ -429,6 +429,8 @@ def case_tile_product_scratch():
 SIDE = 16
 QUARTER = 4
 PADDED_SIDE = SIDE + 1
+TILE_32 = 32
+PADDED_32 = TILE_32 + 1
 
 
 @cuda.jit
@@ -519,6 +521,58 @@ def case_transpose_tall():
     return transpose_tall, (1,), (SIDE, EIGHTH), (a, np.zeros((SIDE, TALL), np.float32)), {1: a.T.copy()}
 
 
+@cuda.jit
+def rows_back(a, out):
+    """The tile of ``transpose_quarters`` read back row by row in a loop, ``tile[ty + 4k, tx]`` (each thread's
+    own element of plane k: a select, no gather), and one row down, ``tile[ty + 4k + 1, tx]`` (another
+    thread's element: gathers)."""
+    tile = cuda.shared.array((SIDE, SIDE), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    for row in range(ty, SIDE, QUARTER):
+        tile[row, tx] = a[row, tx]
+    cuda.syncthreads()
+    for k in range(SIDE // QUARTER):
+        out[0, ty + k * QUARTER, tx] = tile[ty + k * QUARTER, tx] * float32(2)
+        if ty + k * QUARTER + 1 < SIDE:
+            out[1, ty + k * QUARTER, tx] = tile[ty + k * QUARTER + 1, tx]
+
+
+def case_rows_back():
+    a = np.arange(SIDE * SIDE, dtype=np.float32).reshape(SIDE, SIDE) - np.float32(7.5)
+    expect = np.zeros((2, SIDE, SIDE), np.float32)
+    expect[0] = a * np.float32(2)
+    expect[1, :-1] = a[1:]
+    return rows_back, (1,), (SIDE, QUARTER), (a, np.zeros((2, SIDE, SIDE), np.float32)), {1: expect}
+
+
+STEP = 8
+
+
+@cuda.jit
+def transpose_strided_rows(a, out):
+    """A 32 x 8 block, a padded 32 x 33 tile stored in a loop of constant bounds, ``tile[ty + j, tx]`` for
+    ``j`` in ``range(0, 32, 8)`` (written out: each ``j`` a store pattern), read back by columns in the same
+    kind of loop."""
+    tile = cuda.shared.array((TILE_32, PADDED_32), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    r0 = cuda.blockIdx.y * TILE_32
+    c0 = cuda.blockIdx.x * TILE_32
+    for j in range(0, TILE_32, STEP):
+        if r0 + ty + j < a.shape[0] and c0 + tx < a.shape[1]:
+            tile[ty + j, tx] = a[r0 + ty + j, c0 + tx]
+    cuda.syncthreads()
+    for j in range(0, TILE_32, STEP):
+        if c0 + ty + j < a.shape[1] and r0 + tx < a.shape[0]:
+            out[c0 + ty + j, r0 + tx] = tile[tx, ty + j]
+
+
+def case_transpose_strided_rows():
+    a = np.arange(40 * 70, dtype=np.float32).reshape(40, 70) * np.float32(0.25)
+    return transpose_strided_rows, (3, 2), (TILE_32, STEP), (a, np.zeros((70, 40), np.float32)), {1: a.T.copy()}
+
+
 def case_transpose_quarters():
     a = np.arange(32 * 48, dtype=np.float32).reshape(32, 48) * np.float32(0.5) - np.float32(300)
     a[0, 1] = -0.0                       # picked bit for bit: the sign of a zero comes through
@@ -558,6 +612,8 @@ CASES = {
     "transpose_reversed": case_transpose_reversed,
     "transpose_steps": case_transpose_steps,
     "transpose_tall": case_transpose_tall,
+    "rows_back": case_rows_back,
+    "transpose_strided_rows": case_transpose_strided_rows,
 }
 
 

@@ -252,7 +252,7 @@ class ProgramGen(ExpressionGen):
         self.versions: dict[int, int] = {}                     # register array -> stores so far
         self.views: dict[tuple, tuple[str, int]] = {}          # (decl, version, kind) -> (name, scope)
         self.hoists: list[Hoist] = []                          # the loops being written, outermost first
-        self.sym_ranges: dict[str, tuple[int, int]] = {}       # loop variable (program name) -> its range
+        self.sym_ranges: dict[str, range] = {}                 # loop variable (program name) -> its values
         self.cur_line = module.entry.line
         self.n = 0
         self.uses: set[str] = set()
@@ -780,7 +780,7 @@ class ProgramGen(ExpressionGen):
                 any(isinstance(x, N.Assign) and x.target == s.var for x in walk_stmts(s.body)):
             return None
         sym = self.name_of(s.var, s.start.type)
-        self.sym_ranges[sym] = (min(values), max(values))
+        self.sym_ranges[sym] = values
         self.frame.affine[s.var] = Affine(u=((sym, 1),))
         return sym
 
@@ -864,10 +864,12 @@ class ProgramGen(ExpressionGen):
         return True
 
     def indexes_split_local(self, body: list[N.Stmt], var: str) -> bool:
-        """Some load or store in ``body`` indexes a per-thread array of this frame held as registers with an
-        index that depends on ``var`` (directly or through locals computed from it). A loop whose variable
-        reaches no such index stays a loop: its body's own loops are written out where they index (puzzle 51's
-        ``for q in range(BK)`` around its 8 x 8 register tile was 8 copies of 80 statements)."""
+        """Some load or store in ``body`` indexes a per-thread array of this frame held as registers, or some
+        store a shared array held as register planes (``tile[ty + k * ROWS, tx] = ...``: each iteration's a
+        store pattern of its own), with an index that depends on ``var`` (directly or through locals computed
+        from it). A loop whose variable reaches no such index stays a loop: its body's own loops are written
+        out where they index (puzzle 51's ``for q in range(BK)`` around its 8 x 8 register tile was 8 copies of
+        80 statements)."""
         from ...ir.walk import children
 
         def names(e: N.Expr) -> set[str]:
@@ -893,8 +895,12 @@ class ProgramGen(ExpressionGen):
         def reaches(index: list[N.Expr]) -> bool:
             return any(names(i) & tainted for i in index)
 
+        def register(e: N.Expr) -> bool:
+            ref = self.frame.arrays.get(e.name) if isinstance(e, N.Var) else None
+            return ref is not None and ref.kind == "reg"
+
         for st in walk_stmts(body):
-            if isinstance(st, N.Store) and split(st.array) and reaches(st.index):
+            if isinstance(st, N.Store) and (split(st.array) or register(st.array)) and reaches(st.index):
                 return True
             for e in children(st):
                 if any(isinstance(x, N.Load) and split(x.array) and reaches(x.index) for x in walk_exprs(e)):

@@ -21,6 +21,9 @@ read picks its window with ``tl.where`` on the uniform index, in registers. Comp
 17's program is then the CUDA kernel's instructions: four global loads, four shared stores, a barrier, four
 shared loads, four global stores.
 
+A read of each thread's own column in a row that a loop variable moves, ``tile[ty + k * ROWS, tx]``, is the
+thread's element of the plane ``k`` names: a ``tl.where`` over the planes, no lane moves.
+
 Anything else (another element function, a window that straddles blocks, elements no plane covers, more than
 ``MAX_WINDOWS`` windows, a block of padding lanes or of three dimensions) is left to ``memory.py``'s
 gathers.
@@ -51,36 +54,46 @@ def _stacked(g, ref: ArrayRef):
     return c0, s, len(maps)
 
 
+def _multiple(coef: int, values: range, d: int) -> bool:
+    """``coef * v`` is a multiple of ``d`` for every ``v`` of ``values`` (an arithmetic progression)."""
+    return (coef * values.start) % d == 0 and (coef * values.step) % d == 0
+
+
 def _split(g, f, c0: int, s: int):
-    """The uniform offset of ``f`` (``K``) as (constant, {var: coef}) per axis of ``T``: rows (multiples of
-    ``S``), columns (the rest); with each part's range over the loop variables' values. None if a range is
-    unknown."""
+    """The uniform offset of ``f`` (``K``) split along the axes of ``T``: ``(kr, rows, lo_r, hi_r)`` (the rows:
+    a constant and the loop-variable terms whose every value is a multiple of ``S``) and ``(kc, cols, lo_c,
+    hi_c)`` (the columns: the rest), each part's terms as {variable: coefficient in elements} and its range
+    (in rows, in elements) over the variables' values. None if a variable's values are unknown."""
     rows, cols = {}, {}
     kr, kc = divmod(f.c - c0, s)
     lo_r = hi_r = kr
     lo_c = hi_c = kc
     for name, coef in f.u:
-        rng = g.sym_ranges.get(name)
-        if rng is None:
+        values = g.sym_ranges.get(name)
+        if values is None:
             return None
-        lo, hi = rng
-        if coef % s == 0:
-            rows[name] = coef // s
-            a, b = rows[name] * lo, rows[name] * hi
-            lo_r, hi_r = lo_r + min(a, b), hi_r + max(a, b)
+        a, b = coef * values[0], coef * values[-1]
+        if _multiple(coef, values, s):
+            rows[name] = coef
+            lo_r, hi_r = lo_r + min(a, b) // s, hi_r + max(a, b) // s
         else:
             cols[name] = coef
-            a, b = coef * lo, coef * hi
             lo_c, hi_c = lo_c + min(a, b), hi_c + max(a, b)
     return (kr, rows, lo_r, hi_r), (kc, cols, lo_c, hi_c)
 
 
-def _index_code(const: int, terms: dict[str, int], unit: int) -> str | None:
-    """The block index ``(const + sum(coef * v)) / unit`` as code, or None if some part is not a multiple."""
-    if const % unit or any(c % unit for c in terms.values()):
+def _index_code(g, const: int, terms: dict[str, int], scale: int, unit: int) -> str | None:
+    """The block index ``(const + sum(coef * v) / scale) / unit`` as code (exact: every value of each part a
+    multiple), or None."""
+    d = scale * unit
+    if const % unit or not all(_multiple(c, g.sym_ranges[v], d) for v, c in terms.items()):
         return None
     parts = [str(const // unit)] if const else []
-    parts += [v if c == unit else f"{v} * {c // unit}" for v, c in sorted(terms.items())]
+    for v, c in sorted(terms.items()):
+        if c % d == 0:
+            parts.append(v if c == d else f"{v} * {c // d}")
+        else:                                      # e.g. j in range(0, 32, 8), 8 rows a block: (j * 1) // 8
+            parts.append(f"({v} // {d})" if c == 1 else f"(({v} * {c}) // {d})")
     return " + ".join(parts) if parts else "0"
 
 
@@ -93,6 +106,8 @@ def transposed_load(g, ref: ArrayRef, off: Val) -> Val | None:
         return None
     c0, s, n = got
     bx, by, _ = g.block_shape
+    if f.x == 1 and f.y == s and f.z == 0 and not f.fixed:
+        return _own_row(g, ref, f, c0, s, n)
     if not (f.x == s and f.y == 1 and f.z == 0):
         return None
     split = _split(g, f, c0, s)
@@ -107,8 +122,8 @@ def transposed_load(g, ref: ArrayRef, off: Val) -> Val | None:
     cb, rb = bx // by, npad * by // bx             # windows along the transposed tile's two axes
     if cb * rb > MAX_WINDOWS:
         return None
-    jc = _index_code(kc, cols, by) if cb > 1 else "0"      # (cb == 1: Kc is 0, by the range check)
-    jr = _index_code(kr, rows, bx) if rb > 1 else "0"
+    jc = _index_code(g, kc, cols, 1, by) if cb > 1 else "0"      # (cb == 1: Kc is 0, by the range check)
+    jr = _index_code(g, kr, rows, s, bx) if rb > 1 else "0"
     if jc is None or jr is None:
         return None
     windows = g.view(ref, ("windows",), lambda: _windows(g, ref, n, npad, cb, rb))
@@ -117,11 +132,40 @@ def transposed_load(g, ref: ArrayRef, off: Val) -> Val | None:
     if index.isdigit():
         code = windows[int(index)]
     else:
+        if not index.isidentifier():
+            w = g.tmp("_w")
+            g.emit(f"{w} = {index}")
+            index = w
         code = windows[-1]
         for w in range(len(windows) - 2, -1, -1):
             code = f"tl.where({index} == {w}, {windows[w]}, {code})"
     name = g.tmp("_sv")
     g.emit(f"{name} = tl.reshape({code}, [{g.P}])")
+    t = ref.dtype
+    return Val(f"({name} != 0)" if t.is_bool else name, t, vec=True, pure=False)
+
+
+def _own_row(g, ref: ArrayRef, f, c0: int, s: int, n: int) -> Val | None:
+    """``tile[ty + K, tx]`` with ``K`` a multiple of ``by`` that a loop variable moves: each thread's own
+    element of the plane the uniform index ``K / by`` names, picked with ``tl.where`` (no lane moves)."""
+    _, by, _ = g.block_shape
+    split = _split(g, f, c0, s)
+    if split is None:
+        return None
+    (kr, rows, lo_r, hi_r), (kc, cols, _, _) = split
+    index = _index_code(g, kr, rows, s, by)
+    if cols or kc or index is None or lo_r < 0 or hi_r + by > n * by:
+        return None
+    if not index.isidentifier():
+        w = g.tmp("_w")
+        g.emit(f"{w} = {index}")
+        index = w
+    planes = [tensor for _, tensor in sorted(ref.planes, key=lambda p: p[0].c)]
+    code = planes[-1]
+    for k in range(n - 2, -1, -1):
+        code = f"tl.where({index} == {k}, {planes[k]}, {code})"
+    name = g.tmp("_sv")
+    g.emit(f"{name} = {code}")
     t = ref.dtype
     return Val(f"({name} != 0)" if t.is_bool else name, t, vec=True, pure=False)
 
