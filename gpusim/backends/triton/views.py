@@ -43,11 +43,10 @@ def _stacked(g, ref: ArrayRef):
     bx, by, bz = g.block_shape
     if bz != 1 or by < 2 or bx * by != g.P or not ref.planes:
         return None
-    maps = sorted((f.c, f) for f, _ in ref.planes)
-    s = maps[0][1].y
-    c0 = maps[0][0]
-    for k, (c, f) in enumerate(maps):
-        if not (f.fixed and f.x == 1 and f.z == 0 and f.y == s and c == c0 + k * by * s):
+    maps = sorted((f for f, _ in ref.planes), key=lambda f: f.c)
+    s, c0 = maps[0].y, maps[0].c
+    for k, f in enumerate(maps):
+        if not (f.fixed and f.x == 1 and f.z == 0 and f.y == s and f.c == c0 + k * by * s):
             return None
     if s < bx:
         return None
