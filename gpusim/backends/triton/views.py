@@ -34,8 +34,9 @@ from __future__ import annotations
 from .tiles import pow2
 from .values import ArrayRef, Val, tl_type
 
-#: the most windows a transposed tile is split into (each one register per thread while it is live)
-MAX_WINDOWS = 32
+#: the most windows a transposed tile is split into (each one register per thread while it is live; there are
+#: as many as planes, rounded up to a power of two, and a written-out store loop gives at most 16 planes)
+MAX_WINDOWS = 16
 
 
 def _stacked(g, ref: ArrayRef):
