@@ -297,6 +297,61 @@ def test_a_block_larger_than_the_gpu_allows_is_refused():
         program(add_ten, (np.zeros(4, np.float32), np.zeros(4, np.float32)), block=(64, 32))
 
 
+def test_a_tile_read_by_columns_is_a_window_of_its_transpose_made_once():
+    from tests.gpusim.triton_kernels import (
+        case_rows_back,
+        case_transpose_quarters,
+        case_transpose_reversed,
+        case_transpose_square,
+        case_transpose_steps,
+        case_transpose_strided_rows,
+        case_transpose_tall,
+    )
+
+    def lines_of(case):
+        kernel, _grid, block, args, _expect = case()
+        return [code(ln) for ln in body(program(kernel, args, block=block))]
+
+    # 16 x 4 block, four planes of rows ty + 4k, read tile[tx, ty + 4k] in a loop of four trips
+    lines = lines_of(case_transpose_quarters)
+    text = "\n".join(lines)
+    assert "tl.gather(" not in text and text.count("tl.trans(") == 1
+    assert "tl.join(tl.join(_sh1_tile_0, _sh1_tile_1), tl.join(_sh1_tile_2, _sh1_tile_3))" in text
+    loop = next(k for k, ln in enumerate(lines) if ln.startswith("for "))
+    before, inside = "\n".join(lines[:loop]), "\n".join(lines[loop:])
+    assert "tl.trans(" in before                                    # made before the loop, which stores nothing
+    assert before.count("tl.split(") == 3                           # ... and its four windows split off there
+    assert "tl.trans(" not in inside and "tl.split(" not in inside
+    picks = r"tl\.where\(k == 0, _win\d+, tl\.where\(k == 1, _win\d+, tl\.where\(k == 2, _win\d+, _win\d+\)\)\)"
+    assert re.search(picks, inside)                                 # a trip picks its window in registers
+    # a 16 x 8 block on a 32 x 16 tile: the window moves along both axes of the transpose, by q and by k
+    lines = lines_of(case_transpose_tall)
+    loop = next(k for k, ln in enumerate(lines) if ln.startswith("for "))
+    assert "\n".join(lines[:loop]).count("tl.split(") == 3 and "tl.gather(" not in "\n".join(lines)
+    inside = "\n".join(lines[loop:])
+    assert re.search(r"^_w\d+ = q \* 2 \+ k$", inside, re.M) and re.search(r"tl\.where\(_w\d+ == 0, _win", inside)
+    # one plane of a padded tile, read tile[tx, ty] by a square block: the transpose itself
+    text = "\n".join(lines_of(case_transpose_square))
+    assert "tl.trans(tl.reshape(_sh1_tile, [16, 16]), (1, 0))" in text and "tl.gather(" not in text
+    # a loop that stores into the tile: its transpose is made inside the loop, after each trip's store
+    lines = lines_of(case_transpose_steps)
+    loop = next(k for k, ln in enumerate(lines) if ln.startswith("for "))
+    assert not any("tl.trans(" in ln for ln in lines[:loop]) and any("tl.trans(" in ln for ln in lines[loop:])
+    # tile[tx, 15 - y]: the element falls as ty rises, no window of the transpose: gathers, as before
+    text = "\n".join(lines_of(case_transpose_reversed))
+    assert "tl.trans(" not in text and text.count("tl.gather(") == 4
+    # 32 x 8 threads, tile[ty + j, tx] for j in range(0, 32, 8): the store loop is written out (four planes)
+    # and the read loop's window index is j // 8
+    text = "\n".join(lines_of(case_transpose_strided_rows))
+    assert "tl.gather(" not in text and text.count("tl.split(") == 3 and "tl.store(_sh" not in text
+    assert re.search(r"^_w\d+ = \(j // 8\)$", text, re.M)
+    # tile[ty + 4k, tx]: each thread's own element of plane k, a select; tile[ty + 4k + 1, tx]: the gathers
+    text = "\n".join(lines_of(case_rows_back))
+    assert ("tl.where(k == 0, _sh1_tile_0, tl.where(k == 1, _sh1_tile_1, tl.where(k == 2, _sh1_tile_2, "
+            "_sh1_tile_3)))") in text
+    assert text.count("tl.gather(") == 4 and "tl.trans(" not in text
+
+
 def test_translating_imports_neither_torch_nor_triton():
     script = (f"import sys, numpy as np; sys.path.insert(0, {str(ROOT)!r}); "
               "import tests.gpusim.test_triton_backend as t; "
@@ -351,6 +406,25 @@ def test_a_float64_tile_sum_stays_in_each_thread():
     assert len(re.findall(r"\badd\.(?:rn\.)?f64\b", ptx)) == 16
     assert len(re.findall(r"\bmul\.(?:rn\.)?f32\b", ptx)) == 16
     assert "shfl" not in ptx
+
+
+@needs_triton
+@pytest.mark.slow
+def test_a_transposed_tile_moves_through_shared_memory_once_as_in_cuda():
+    """transpose_quarters and transpose_strided_rows compiled for sm_90: what the CUDA kernel does per thread
+    (a hand count: four rows of the tile loaded and stored, one barrier, four elements of a column read back
+    and stored) and nothing more: four shared stores and four shared loads (the one layout conversion the
+    window split needs), two barriers (the kernel's and that conversion's), no shuffle. With four gathers per
+    trip it was 16 of each."""
+    from gpusim.backends.triton import launcher
+    from tests.gpusim.triton_kernels import case_transpose_quarters, case_transpose_strided_rows
+
+    for case in (case_transpose_quarters, case_transpose_strided_rows):
+        kernel, _grid, block, args, _expect = case()
+        ptx = launcher.compile_aot(program(kernel, args, block=block)).asm["ptx"]
+        counts = {w: len(re.findall(rf"\b{w}\.", ptx)) for w in ("ld.global", "st.global", "st.shared", "ld.shared")}
+        assert counts == {"ld.global": 4, "st.global": 4, "st.shared": 4, "ld.shared": 4}, (case.__name__, counts)
+        assert len(re.findall(r"\bbar\.sync\b", ptx)) == 2 and "shfl" not in ptx, case.__name__
 
 
 @needs_triton

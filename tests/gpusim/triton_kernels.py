@@ -425,6 +425,174 @@ def case_tile_product_scratch():
         {2: (a.astype(np.float64) @ b).astype(np.float32)}
 
 
+# -- a tile stored by rows and read by columns: a window of tl.trans of the stacked planes (views.py) -----------
+SIDE = 16
+QUARTER = 4
+PADDED_SIDE = SIDE + 1
+TILE_32 = 32
+PADDED_32 = TILE_32 + 1
+
+
+@cuda.jit
+def transpose_quarters(a, out):
+    """A 16 x 4 block transposes a 16 x 16 tile (no padding column): four planes of rows ``ty + 4k``, read back
+    as ``tile[tx, ty + 4k]`` in a loop of four trips."""
+    tile = cuda.shared.array((SIDE, SIDE), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    r0 = cuda.blockIdx.y * SIDE
+    c0 = cuda.blockIdx.x * SIDE
+    for row in range(ty, SIDE, QUARTER):    # written out: rows ty, ty + 4, ... are four store patterns
+        tile[row, tx] = a[r0 + row, c0 + tx]
+    cuda.syncthreads()
+    for k in range(SIDE // QUARTER):
+        y = ty + k * QUARTER
+        out[c0 + y, r0 + tx] = tile[tx, y]
+
+
+@cuda.jit
+def transpose_square(a, out):
+    """A 16 x 16 block, one plane of a padded 16 x 17 tile of int32, read back as ``tile[tx, ty]``: the whole
+    transposed tile, no window to pick."""
+    tile = cuda.shared.array((SIDE, PADDED_SIDE), int32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    tile[ty, tx] = a[cuda.blockIdx.y * SIDE + ty, cuda.blockIdx.x * SIDE + tx]
+    cuda.syncthreads()
+    out[cuda.blockIdx.x * SIDE + ty, cuda.blockIdx.y * SIDE + tx] = tile[tx, ty]
+
+
+@cuda.jit
+def transpose_reversed(a, out):
+    """The tile of ``transpose_quarters`` read as ``tile[tx, 15 - y]``: its element falls as ``ty`` rises, no
+    window of the transpose (the lane-by-lane gathers)."""
+    tile = cuda.shared.array((SIDE, SIDE), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    for row in range(ty, SIDE, QUARTER):
+        tile[row, tx] = a[row, tx]
+    cuda.syncthreads()
+    for k in range(SIDE // QUARTER):
+        y = ty + k * QUARTER
+        out[y, tx] = tile[tx, SIDE - 1 - y]
+
+
+@cuda.jit
+def transpose_steps(a, out):
+    """One 16 x 16 tile per trip of a loop that stores into it: its transpose is made again each trip (a
+    tensor made before the loop would give every trip the first tile)."""
+    tile = cuda.shared.array((SIDE, SIDE), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    for t in range(3):
+        tile[ty, tx] = a[t * SIDE + ty, tx]
+        cuda.syncthreads()
+        out[ty, t * SIDE + tx] = tile[tx, ty]
+        cuda.syncthreads()
+
+
+def case_transpose_steps():
+    a = np.arange(3 * SIDE * SIDE, dtype=np.float32).reshape(3 * SIDE, SIDE)
+    expect = np.concatenate([a[t * SIDE:(t + 1) * SIDE].T for t in range(3)], axis=1)
+    return transpose_steps, (1,), (SIDE, SIDE), (a, np.zeros((SIDE, 3 * SIDE), np.float32)), {1: expect}
+
+
+TALL = 32
+EIGHTH = 8
+
+
+@cuda.jit
+def transpose_tall(a, out):
+    """A 16 x 8 block transposes a 32 x 16 tile (four planes): the window of the transposed tile moves along both
+    of its axes, by ``q`` through the tile's rows and by ``k`` through its columns (selects over both)."""
+    tile = cuda.shared.array((TALL, SIDE), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    for row in range(ty, TALL, EIGHTH):
+        tile[row, tx] = a[row, tx]
+    cuda.syncthreads()
+    for q in range(TALL // SIDE):
+        for k in range(SIDE // EIGHTH):
+            out[ty + k * EIGHTH, tx + q * SIDE] = tile[tx + q * SIDE, ty + k * EIGHTH]
+
+
+def case_transpose_tall():
+    a = np.arange(TALL * SIDE, dtype=np.float32).reshape(TALL, SIDE) - np.float32(100.25)
+    return transpose_tall, (1,), (SIDE, EIGHTH), (a, np.zeros((SIDE, TALL), np.float32)), {1: a.T.copy()}
+
+
+@cuda.jit
+def rows_back(a, out):
+    """The tile of ``transpose_quarters`` read back row by row in a loop, ``tile[ty + 4k, tx]`` (each thread's
+    own element of plane k: a select, no gather), and one row down, ``tile[ty + 4k + 1, tx]`` (another
+    thread's element: gathers)."""
+    tile = cuda.shared.array((SIDE, SIDE), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    for row in range(ty, SIDE, QUARTER):
+        tile[row, tx] = a[row, tx]
+    cuda.syncthreads()
+    for k in range(SIDE // QUARTER):
+        out[0, ty + k * QUARTER, tx] = tile[ty + k * QUARTER, tx] * float32(2)
+        if ty + k * QUARTER + 1 < SIDE:
+            out[1, ty + k * QUARTER, tx] = tile[ty + k * QUARTER + 1, tx]
+
+
+def case_rows_back():
+    a = np.arange(SIDE * SIDE, dtype=np.float32).reshape(SIDE, SIDE) - np.float32(7.5)
+    expect = np.zeros((2, SIDE, SIDE), np.float32)
+    expect[0] = a * np.float32(2)
+    expect[1, :-1] = a[1:]
+    return rows_back, (1,), (SIDE, QUARTER), (a, np.zeros((2, SIDE, SIDE), np.float32)), {1: expect}
+
+
+STEP = 8
+
+
+@cuda.jit
+def transpose_strided_rows(a, out):
+    """A 32 x 8 block, a padded 32 x 33 tile stored in a loop of constant bounds, ``tile[ty + j, tx]`` for
+    ``j`` in ``range(0, 32, 8)`` (written out: each ``j`` a store pattern), read back by columns in the same
+    kind of loop."""
+    tile = cuda.shared.array((TILE_32, PADDED_32), float32)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    r0 = cuda.blockIdx.y * TILE_32
+    c0 = cuda.blockIdx.x * TILE_32
+    for j in range(0, TILE_32, STEP):
+        if r0 + ty + j < a.shape[0] and c0 + tx < a.shape[1]:
+            tile[ty + j, tx] = a[r0 + ty + j, c0 + tx]
+    cuda.syncthreads()
+    for j in range(0, TILE_32, STEP):
+        if c0 + ty + j < a.shape[1] and r0 + tx < a.shape[0]:
+            out[c0 + ty + j, r0 + tx] = tile[tx, ty + j]
+
+
+def case_transpose_strided_rows():
+    a = np.arange(40 * 70, dtype=np.float32).reshape(40, 70) * np.float32(0.25)
+    return transpose_strided_rows, (3, 2), (TILE_32, STEP), (a, np.zeros((70, 40), np.float32)), {1: a.T.copy()}
+
+
+def case_transpose_quarters():
+    a = np.arange(32 * 48, dtype=np.float32).reshape(32, 48) * np.float32(0.5) - np.float32(300)
+    a[0, 1] = -0.0                       # picked bit for bit: the sign of a zero comes through
+    return transpose_quarters, (3, 2), (SIDE, QUARTER), (a, np.zeros((48, 32), np.float32)), {1: a.T.copy()}
+
+
+def case_transpose_square():
+    a = np.arange(-700, 32 * 48 - 700, dtype=np.int32).reshape(32, 48)
+    return transpose_square, (3, 2), (SIDE, SIDE), (a, np.zeros((48, 32), np.int32)), {1: a.T.copy()}
+
+
+def case_transpose_reversed():
+    a = np.arange(SIDE * SIDE, dtype=np.float32).reshape(SIDE, SIDE)
+    expect = np.empty_like(a)
+    for y in range(SIDE):                # out[y, x] = tile[x, 15 - y] = a[x, 15 - y]
+        for x in range(SIDE):
+            expect[y, x] = a[x, SIDE - 1 - y]
+    return transpose_reversed, (1,), (SIDE, QUARTER), (a, np.zeros_like(a)), {1: expect}
+
+
 CASES = {
     "floor_ops": case_floor_ops,
     "float_floor_ops": case_float_floor_ops,
@@ -439,6 +607,13 @@ CASES = {
     "local_tables": case_local_tables,
     "tile_products": case_tile_products,
     "tile_product_scratch": case_tile_product_scratch,
+    "transpose_quarters": case_transpose_quarters,
+    "transpose_square": case_transpose_square,
+    "transpose_reversed": case_transpose_reversed,
+    "transpose_steps": case_transpose_steps,
+    "transpose_tall": case_transpose_tall,
+    "rows_back": case_rows_back,
+    "transpose_strided_rows": case_transpose_strided_rows,
 }
 
 

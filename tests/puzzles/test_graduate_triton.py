@@ -29,6 +29,18 @@ def test_gpu_puzzles_triton_prints_the_program_of_each_launch(capsys):
     assert "tl.gather(" in out                                  # s[length - 1 - t]: another thread's element
 
 
+def test_the_tiled_transpose_reads_its_tile_through_tl_trans(capsys):
+    """Puzzle 17's tile, four planes stored by rows and read by columns: one transpose before the read loop
+    (the loop stores nothing into it), split into its four windows there, one picked per trip; no gather
+    (2.78x numba's time on the H200 with four gathers per trip, docs/graduate.md)."""
+    assert cli.main(["triton", "17", "--reference"]) == 0
+    out = capsys.readouterr().out
+    assert "tl.gather(" not in out and out.count("tl.trans(") == 1
+    before, loop = out.split("\n    for ", 1)
+    assert "tl.trans(" in before and "tl.join(" in before and before.count("tl.split(") == 3
+    assert "tl.trans(" not in loop and "tl.where(k == 0, _win" in loop
+
+
 def test_a_file_that_cannot_be_translated_is_named_with_its_line(tmp_path, capsys):
     f = tmp_path / "map.py"
     f.write_text("from numba import cuda\n\n\n@cuda.jit\ndef map_kernel(out, a):\n    i = cuda.threadIdx.x\n"

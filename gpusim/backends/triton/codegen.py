@@ -64,6 +64,22 @@ def any_lane(mask: str) -> str:
     return f"(tl.max({mask}.to(tl.int32), 0) > 0)"
 
 
+def _constant(v: Val) -> int | None:
+    """``v``'s value where the generator knows it: a literal, or a local assigned once a constant."""
+    if v.lit:
+        return int(v.value)
+    f = v.affine
+    if f is not None and not v.vec and f.fixed and f.x == f.y == f.z == 0:
+        return f.c
+    return None
+
+
+def walk_exprs_of(st: N.Stmt):
+    from ...ir.walk import children
+    for e in children(st):
+        yield from walk_exprs(e)
+
+
 def _has_return(body: list[N.Stmt]) -> bool:
     return any(isinstance(s, N.Return) for s in walk_stmts(body))
 
@@ -117,6 +133,21 @@ def exits(s: N.Stmt, in_loop: bool = False) -> Exits:
     elif isinstance(s, (N.Return, N.Break, N.Continue)):
         walk([s], False)
     return ex
+
+
+@dataclass
+class Hoist:
+    """A ``for`` loop being written, where tensors its body needs from register arrays may be computed
+    before it: ``lines`` go in at ``pos`` (a placeholder in the output) when the loop is done. ``stored``: the
+    register arrays its body stores into (None: unknown, nothing is hoisted); ``versions``: each array's
+    version at the loop's start."""
+
+    pos: int
+    indent: int
+    scope: int
+    stored: set[int] | None
+    versions: dict[int, int]
+    lines: list = field(default_factory=list)
 
 
 @dataclass
@@ -215,7 +246,13 @@ class ProgramGen(ExpressionGen):
         self.memory = Memory(guard)
         self.warps = Warps()
         self.out: list[tuple[int, str, int]] = []
+        self._scopes: list[int] = []                           # one id per open Python block (``indent``)
+        self._scope_ids = 0
         self.indent = 1
+        self.versions: dict[int, int] = {}                     # register array -> stores so far
+        self.views: dict[tuple, tuple[str, int]] = {}          # (decl, version, kind) -> (name, scope)
+        self.hoists: list[Hoist] = []                          # the loops being written, outermost first
+        self.sym_ranges: dict[str, range] = {}                 # loop variable (program name) -> its values
         self.cur_line = module.entry.line
         self.n = 0
         self.uses: set[str] = set()
@@ -230,6 +267,44 @@ class ProgramGen(ExpressionGen):
         self.signature: list[str] = []
 
     # -- output ----------------------------------------------------------------------------------------------
+    @property
+    def indent(self) -> int:
+        return len(self._scopes)
+
+    @indent.setter
+    def indent(self, depth: int) -> None:
+        """The depth of the Python block being written; each block opened gets a new scope id."""
+        del self._scopes[depth:]
+        while len(self._scopes) < depth:
+            self._scope_ids += 1
+            self._scopes.append(self._scope_ids)
+
+    def view(self, ref: ArrayRef, kind: tuple, build) -> str:
+        """A tensor computed from a register array's planes (``build()`` emits it and returns its name), once
+        per state of the array: where it is needed inside loops that store nothing into the array, before the
+        outermost of them (the planes do not change there), else here. Reused while the array is not stored
+        into and the block it was written in is open."""
+        key = (ref.decl, self.versions.get(ref.decl, 0), kind)
+        got = self.views.get(key)
+        if got is not None and got[1] in self._scopes:
+            return got[0]
+        target = next((h for h in self.hoists if h.stored is not None and ref.decl not in h.stored and
+                       h.versions.get(ref.decl, 0) == key[1]), None)
+        if target is None:
+            name = build()
+            self.views[key] = (name, self._scopes[-1])
+            return name
+        saved, saved_scopes, self.out = self.out, self._scopes, []
+        self._scopes = saved_scopes[:target.indent]       # the blocks outside the loop (their ids unchanged)
+        try:
+            name = build()
+            target.lines += self.out
+        finally:
+            self.out = saved
+            self._scopes = saved_scopes
+        self.views[key] = (name, target.scope)
+        return name
+
     def emit(self, code: str) -> None:
         self.out.append((self.indent, code, self.cur_line))
 
@@ -263,7 +338,7 @@ class ProgramGen(ExpressionGen):
         if f is None:
             return None
         _, by, bz = self.block_shape
-        return Affine(f.x, f.y if by > 1 else 0, f.z if bz > 1 else 0, f.c)
+        return Affine(f.x, f.y if by > 1 else 0, f.z if bz > 1 else 0, f.c, f.u)
 
     def vector(self, code: str, is_vec: bool) -> str:
         return code if is_vec else f"tl.broadcast_to({code}, ({self.P},))"
@@ -657,6 +732,10 @@ class ProgramGen(ExpressionGen):
                 return
             if plain and step.lit and step.value != 0:
                 k = self.tmp("_k")
+                hoist = Hoist(len(self.out), self.indent, self._scopes[-1], self.stored_in(s.body),
+                              dict(self.versions))
+                self.out.append((self.indent, None, s.line))     # the placeholder for what is hoisted
+                self.hoists.append(hoist)
                 head = len(self.out)
                 self.emit(f"for {k} in range({typed(start)}, {typed(stop)}, {step.code}):")
                 self.indent += 1
@@ -665,7 +744,14 @@ class ProgramGen(ExpressionGen):
                 body_ctx = ctx.child(Loop())
                 self.assign_local(s.var, s.start.type, Val(f"tl.cast({k}, {tl_type(s.start.type)})", s.start.type),
                                   body_ctx, s.line)
+                sym = self.loop_symbol(s, start, stop, step)
                 self.block(s.body, body_ctx)
+                if sym is not None:          # the variable's value is known only inside the loop
+                    self.sym_ranges.pop(sym, None)
+                    for name, f in list(self.frame.affine.items()):
+                        if any(v == sym for v, _ in f.u):
+                            del self.frame.affine[name]
+                self.hoists.pop()
                 if self.scratch_dot:
                     # Triton may software-pipeline the loads that feed a tl.dot in a loop, loading the next
                     # step's scratch tile before this step's stores to it (only the program's barriers order
@@ -675,6 +761,7 @@ class ProgramGen(ExpressionGen):
                     self.out[head] = (ind, f"for {k} in tl.range({typed(start)}, {typed(stop)}, {step.code}, "
                                            "num_stages=1):", line)
                 self.scratch_dot = outer
+                self.out[hoist.pos:hoist.pos + 1] = hoist.lines
                 self.indent -= 1
                 self.fenced = False
                 return
@@ -684,12 +771,43 @@ class ProgramGen(ExpressionGen):
             return
         self.while_loop(s, ctx, inner, vector, plain)
 
+    def loop_symbol(self, s: N.ForRange, start: Val, stop: Val, step: Val) -> str | None:
+        """Inside a loop of constant bounds that nothing else assigns its variable, the variable is a known
+        uniform term of the indices computed from it (``Affine.u``): its program name, with its range."""
+        first, end = _constant(start), _constant(stop)
+        values = range(first, end, int(step.value)) if first is not None and end is not None else range(0)
+        if not values or s.uni > Uni.BLOCK or not isinstance(s.start.type, Scalar) or \
+                any(isinstance(x, N.Assign) and x.target == s.var for x in walk_stmts(s.body)):
+            return None
+        sym = self.name_of(s.var, s.start.type)
+        self.sym_ranges[sym] = values
+        self.frame.affine[s.var] = Affine(u=((sym, 1),))
+        return sym
+
+    def stored_in(self, body: list[N.Stmt]) -> set[int] | None:
+        """The register arrays that ``body`` stores into, or None where it cannot be told (a store through an
+        array expression that is not a known variable, or a device function call)."""
+        out: set[int] = set()
+        for st in walk_stmts(body):
+            exprs = list(walk_exprs_of(st))
+            if any(isinstance(x, (N.Call, N.Atomic)) for x in exprs):
+                return None
+            if isinstance(st, N.Store):
+                ref = self.frame.arrays.get(st.array.name) if isinstance(st.array, N.Var) else None
+                if ref is None and not isinstance(st.array, N.Var):
+                    return None
+                if ref is not None and ref.decl is not None:
+                    out.add(ref.decl)
+                elif ref is None:
+                    return None
+        return out
+
     def unrolled(self, s: N.ForRange, ctx: Ctx, start: Val, stop: Val, step: Val) -> bool:
         """``for v in range(f(thread), STOP, STEP)`` with a start that is a fixed function of the thread and a
         few iterations: written out iteration by iteration, ``v`` a known function of the thread in each
         (so that ``tile[v, tx] = ...`` is a store pattern a register array can hold). True if done."""
         f = start.affine
-        if not (start.vec and f is not None and stop.lit and step.lit and int(step.value) != 0):
+        if not (start.vec and f is not None and f.fixed and stop.lit and step.lit and int(step.value) != 0):
             return False
         bx, by, bz = self.block_shape
         lo = hi = f.c
@@ -746,10 +864,12 @@ class ProgramGen(ExpressionGen):
         return True
 
     def indexes_split_local(self, body: list[N.Stmt], var: str) -> bool:
-        """Some load or store in ``body`` indexes a per-thread array of this frame held as registers with an
-        index that depends on ``var`` (directly or through locals computed from it). A loop whose variable
-        reaches no such index stays a loop: its body's own loops are written out where they index (puzzle 51's
-        ``for q in range(BK)`` around its 8 x 8 register tile was 8 copies of 80 statements)."""
+        """Some load or store in ``body`` indexes a per-thread array of this frame held as registers, or some
+        store a shared array held as register planes (``tile[ty + k * ROWS, tx] = ...``: each iteration's a
+        store pattern of its own), with an index that depends on ``var`` (directly or through locals computed
+        from it). A loop whose variable reaches no such index stays a loop: its body's own loops are written
+        out where they index (puzzle 51's ``for q in range(BK)`` around its 8 x 8 register tile was 8 copies of
+        80 statements)."""
         from ...ir.walk import children
 
         def names(e: N.Expr) -> set[str]:
@@ -775,8 +895,12 @@ class ProgramGen(ExpressionGen):
         def reaches(index: list[N.Expr]) -> bool:
             return any(names(i) & tainted for i in index)
 
+        def register(e: N.Expr) -> bool:
+            ref = self.frame.arrays.get(e.name) if isinstance(e, N.Var) else None
+            return ref is not None and ref.kind == "reg"
+
         for st in walk_stmts(body):
-            if isinstance(st, N.Store) and split(st.array) and reaches(st.index):
+            if isinstance(st, N.Store) and (split(st.array) or register(st.array)) and reaches(st.index):
                 return True
             for e in children(st):
                 if any(isinstance(x, N.Load) and split(x.array) and reaches(x.index) for x in walk_exprs(e)):

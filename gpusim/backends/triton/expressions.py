@@ -168,6 +168,9 @@ class ExpressionGen:
         vec, pure = a.vec or b.vec, a.pure and b.pure
         if op == "pow":
             return self.power(a, b, t, e)
+        if op in ("floordiv", "mod") and a.lit and b.lit and t.is_int and int(b.value) != 0:
+            q, r = divmod(int(a.value), int(b.value))        # Python's floor division, as numba's on ints
+            return literal(_wrap(q if op == "floordiv" else r, t), t)
         if op in ("floordiv", "mod"):
             return self.floor_division(a, b, t, op, e)
         if op == "truediv":

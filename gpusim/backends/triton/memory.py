@@ -25,6 +25,7 @@ from ...ir import nodes as N
 from ...ir.types import INT8, Scalar
 from .expressions import operand, typed
 from .values import ArrayRef, Val, tl_type
+from .views import transposed_load
 
 
 class Respill(Exception):
@@ -86,7 +87,7 @@ class Memory:
     def check_plane(self, g, ref: ArrayRef, f) -> None:
         """A new store map of a register array: one-to-one, and its elements apart from every other plane's."""
         bx, by, bz = g.block_shape
-        ok = f is not None and f.x == 1 and f.c >= 0 and (by == 1 or f.y >= bx) and \
+        ok = f is not None and f.fixed and f.x == 1 and f.c >= 0 and (by == 1 or f.y >= bx) and \
             (bz == 1 or f.z >= f.y * (by - 1) + bx)
         if not ok:
             raise Respill(ref.decl, "a store at an element that is not a one-to-one function of the thread index")
@@ -148,6 +149,9 @@ class Memory:
         for plane, tensor in ref.planes:
             if plane == f:                  # the thread's own element of this plane
                 return Val(f"({tensor} != 0)" if t.is_bool else tensor, t, vec=True, pure=False)
+        view = transposed_load(g, ref, off)
+        if view is not None:                # the tile read by columns: a window of its transpose (views.py)
+            return view
         store_t = "tl.int8" if t.is_bool else tl_type(t)
         code = f"tl.zeros([{g.P}], {store_t})" if off.vec else f"tl.full((), 0, {store_t})"
         for plane, tensor in ref.planes:
@@ -203,6 +207,7 @@ class Memory:
                 raise NewPlane()
             v = g.vector(f"{typed(val)}.to(tl.int8)" if t.is_bool else typed(val), val.vec)
             g.emit(f"{tensor} = {v}" if ctx.full else f"{tensor} = tl.where({ctx.m}, {v}, {tensor})")
+            g.versions[ref.decl] = g.versions.get(ref.decl, 0) + 1     # tensors made from the planes are stale
             return
         if ref.kind == "local" and ref.split:
             name = self.local_element(ref, off)

@@ -45,7 +45,8 @@ from .values import Val, tl_type
 MIN_DOT = 16
 
 
-def _pow2(n: int) -> int:
+def pow2(n: int) -> int:
+    """The smallest power of two at least ``n``."""
     p = 1
     while p < n:
         p *= 2
@@ -116,7 +117,7 @@ def tile_product(g, s: N.ForRange, ctx, start: Val, stop: Val, step: Val) -> boo
     row, col = rows[0], cols[0]
     if not (_inside(row, by, trip) and _inside(col, bx, trip)):
         return False
-    kp = max(MIN_DOT, _pow2(trip))
+    kp = max(MIN_DOT, pow2(trip))
     g.cur_line = body.line
     a = _tile(g, row, by, trip, kp, rows_first=True)
     b = _tile(g, col, bx, trip, kp, rows_first=False)
@@ -150,7 +151,7 @@ def _operand(g, e: N.Load, s: N.ForRange, j0: int, ctx) -> _Operand | None:
             g.frame.consts.pop(s.var, None)
             g.out = saved
         f = g.norm(off.affine)
-        if f is None or not off.pure or f.z:
+        if f is None or not f.fixed or not off.pure or f.z:
             return None
         affs.append(f)
     f0, f1 = affs
@@ -229,4 +230,4 @@ def _whole_plane(o: _Operand, bx: int, by: int, trip: int, kp: int) -> str | Non
     return tensor if ok else None
 
 
-__all__ = ["tile_product"]
+__all__ = ["pow2", "tile_product"]

@@ -34,18 +34,34 @@ def tl_type(t: Scalar) -> str:
 
 @dataclass(frozen=True)
 class Affine:
-    """``x*tx + y*ty + z*tz + c`` with integer coefficients: an index known exactly in terms of the thread."""
+    """``x*tx + y*ty + z*tz + c + sum(coef * v for v, coef in u)`` with integer coefficients: an index known
+    exactly in terms of the thread. ``u`` holds block-uniform terms: the variable of an enclosing loop of
+    constant bounds (its program name), valid only inside that loop (``ProgramGen.loop`` drops them at its
+    end); an index with ``u`` terms is not a constant element of the thread (``fixed``)."""
 
     x: int = 0
     y: int = 0
     z: int = 0
     c: int = 0
+    u: tuple[tuple[str, int], ...] = ()
 
     def __add__(self, o: Affine) -> Affine:
-        return Affine(self.x + o.x, self.y + o.y, self.z + o.z, self.c + o.c)
+        return Affine(self.x + o.x, self.y + o.y, self.z + o.z, self.c + o.c, _merge(self.u, o.u, 1))
 
     def scale(self, k: int) -> Affine:
-        return Affine(self.x * k, self.y * k, self.z * k, self.c * k)
+        return Affine(self.x * k, self.y * k, self.z * k, self.c * k, _merge((), self.u, k))
+
+    @property
+    def fixed(self) -> bool:
+        """No uniform terms: the same element of each thread wherever it is used."""
+        return not self.u
+
+
+def _merge(a: tuple, b: tuple, k: int) -> tuple:
+    terms = dict(a)
+    for name, coef in b:
+        terms[name] = terms.get(name, 0) + coef * k
+    return tuple(sorted((n, c) for n, c in terms.items() if c))
 
 
 @dataclass
