@@ -29,6 +29,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -95,6 +96,9 @@ def on_device(kernel: str, master_exits: bool) -> str:
 
 
 def on_gpusim(kernel: str, master_exits: bool) -> str:
+    root = str(Path(__file__).resolve().parents[2])   # run as a script, sys.path[0] is benchmarks/gpu
+    if root not in sys.path:
+        sys.path.insert(0, root)
     try:
         import gpusim
     except ImportError:
