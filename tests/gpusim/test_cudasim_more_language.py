@@ -60,6 +60,8 @@ def value(res: dict, key: str):
 def test_only_what_numba_cuda_refuses_is_refused(res):
     expected = REFUSED | (REFUSED_ON_A_GPU if RECORDED else {})
     assert sorted(res["errors"]) == sorted(expected), res["errors"]
+    if RECORDED:   # the GPU's messages are numba-cuda's: the same cases refused is what is compared
+        return
     for case, words in expected.items():
         assert words in res["errors"][case], res["errors"][case]
 
