@@ -34,7 +34,7 @@ REFUSED = {
     "run_type_change": "'type_change' is called again, before it is compiled, with other argument types",
     # numba-cuda's partial typing of the branch isinstance rules out stops at getitem(int64, 0) (the H200's
     # TypingError); kind_items' isinstance asks about a variable two assignments reach (checked with
-    # numba-cuda's own compiler on the CPU, not yet on the GPU)
+    # numba-cuda's own compiler on the CPU, and on the H200: docs/gpu-runs/2026-12-02-more-language-h200-2.json)
     "run_first_items": "numba-cuda types this branch although isinstance() rules it out",
     "run_kind_items": 'isinstance() cannot determine the type of variable "b" due to a branch',
 }
