@@ -17,6 +17,7 @@ import numpy as np
 from ...ir import nodes as N
 from ...ir.nodes import Uni
 from ...ir.types import Array, Scalar, Tuple
+from ...ir.unroll import plan_loops
 from ...ir.walk import children, walk_exprs, walk_stmts
 from ..lanes.codegen import exits_in
 from ..lanes.work import OVERHEAD, iteration, straight_line
@@ -30,6 +31,9 @@ from .slots import Slot
 from .values import NotCompiled, ctor
 
 DEAD = True
+#: why an instrumented launch of a kernel with a loop the compiler unrolls at run time is not compiled
+UNROLLED = ("it has a per-lane range loop the GPU's compiler unrolls at run time (gpusim.ir.unroll), whose requests "
+            "and latency rounds the compiled back end does not regroup yet (instrument=False runs it compiled)")
 
 
 class Ctx:
@@ -61,6 +65,8 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
     def __init__(self, module: N.Module, alias: tuple[int, ...], instrument: bool, trace: bool):
         self.module = module
         self.instrument = instrument
+        if instrument and any(plan_loops(fn) for fn in module.functions.values()):
+            raise NotCompiled(UNROLLED)
         self.trace = trace and instrument
         self.slots: list[Slot] = []
         self.sites: list[Site] = []
@@ -86,6 +92,7 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
         self.nlines = len(module.lines) + 2
         self.dtypes: set[str] = set()
         self.site_rows: dict[int, list[int]] = {}
+        self.round_sites: dict[tuple[int, int], int] = {}   # (slot, line) -> the latency rounds' load site
         entry = module.entry
         self.param_slots: dict[int, Slot] = {}
         self.scalar_params: list[tuple[int, str]] = []
