@@ -194,9 +194,11 @@ def build_state(ck: CompiledKernel, info, args: list, addresses: dict[int, int],
     st["EV"] = np.empty((region_sites, Nmax), np.int64)
     st["EL"] = np.empty((region_sites, Nmax), np.int64)
     nrw = nblocks * NW if instrument else 0    # the latency rounds (``rt_rounds``)
-    st["RW"] = np.tile(np.array(RW_INIT, np.int64), (nrw, 1))
+    st["RW"] = np.empty((nrw, len(RW_INIT)), np.int64)
+    st["RW"][:] = RW_INIT
     st["RB"] = np.zeros(nblocks if instrument else 0, np.int64)
-    st["RSS"] = np.tile(np.array([-1, 0], np.int64), (max(1, len(gen.round_sites)) * nrw, 1))
+    st["RSS"] = np.empty((max(1, len(gen.round_sites)) * nrw, 2), np.int64)
+    st["RSS"][:] = (-1, 0)
     st["Z1"] = np.zeros(0, np.int64)
     st["Z2"] = np.zeros((0, 5), np.int64)
     st["ZB"] = np.zeros(0, np.bool_)

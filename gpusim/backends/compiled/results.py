@@ -345,6 +345,15 @@ def fill_counts(o: CountsObserver, gen, st, infos) -> None:
         kind = "atom" if site.kind == "red" else site.kind
         key = f"{slot.space}_{kind}"
         c.totals[key] = c.totals.get(key, 0) + int(SS[site.id, T_LANES])
+    # a count array is made at the first access that adds to it (``CountsObserver``): None while no access of
+    # the array with lanes read (loads, atomics) or wrote (stores, atomics)
+    read, wrote = set(), set()
+    for site in gen.sites:
+        if site.slot is not None and SS[site.id, T_LANES]:
+            if site.kind != "st":
+                read.add(site.slot.id)
+            if site.kind != "ld":
+                wrote.add(site.slot.id)
     for slot in gen.slots:
         a = infos.get(slot.id)
         if a is None:
@@ -353,13 +362,11 @@ def fill_counts(o: CountsObserver, gen, st, infos) -> None:
         if ac is None:
             o.on_array(a)
             ac = c.arrays[a.id]
-        # a count array is made at the first access that adds to it (``CountsObserver``): None while all zero
-        for attr, what in (("thread_reads", "cr"), ("thread_writes", "cw")) + (
-                (("elem_reads", "er"), ("elem_writes", "ew")) if ac.elements else ()):
-            got = st[slot.arr(what)]
-            if got.any():
+        for attr, what, used in (("thread_reads", "cr", read), ("thread_writes", "cw", wrote),
+                                 ("elem_reads", "er", read), ("elem_writes", "ew", wrote)):
+            if slot.id in used and (ac.elements or what in ("cr", "cw")):
                 mine = getattr(ac, attr)
-                setattr(ac, attr, got.astype(np.int64) if mine is None else mine + got)
+                setattr(ac, attr, st[slot.arr(what)] if mine is None else mine + st[slot.arr(what)])
     c.distinct = bool(st["I"][I_DISTINCT]) and c.distinct
     if c.distinct:
         PK = st["PK"][:int(st["I"][I_PAIRS_N])]
