@@ -99,6 +99,8 @@ NATIVE = [
     ("matmul16", 256, "256² tiled matmul, 16² tiles", 10, 10),
 ]
 OFF = {"instrument": False}
+#: the scaling table's step budget: the default one (``gpusim.limits``) stops a 2^24-thread map
+BUDGET = {"max_steps": 1 << 40}
 
 
 def against_native(targets: list[str], quick: bool = False) -> list[str]:
@@ -153,10 +155,10 @@ def scaling(targets: list[str], largest: int = 24, lanes_largest: int = 22) -> l
             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for p in range(10, largest + 1, 2):
         n = 1 << p
-        comp = run_fresh("map", n, {"backend": "compiled", **OFF})
-        full = run_fresh("map", n, {"backend": "compiled"})
+        comp = run_fresh("map", n, {"backend": "compiled", **OFF, **BUDGET})
+        full = run_fresh("map", n, {"backend": "compiled", **BUDGET})
         if p <= lanes_largest:
-            lanes = run_fresh("map", n, {"backend": "lanes", **OFF})
+            lanes = run_fresh("map", n, {"backend": "lanes", **OFF, **BUDGET})
             lcol = (f"{lanes['best'] * 1e3:,.1f} ms | {lanes['best'] / n * 1e9:,.0f} | "
                     f"{lanes['rss'] / 2**20:,.0f} MiB")
         else:

@@ -541,16 +541,7 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
             self.indent += 1
             self.line(f"{u} = {ctor(vt)}({u}_i)")
             self.tick(s.line, ctx.mask, s)
-            inner = Ctx(ctx.mask, ctx.partial, None)
-            if ret:
-                mi = self.mask_array()
-                self.line("anym_ = False")
-                self.line("for l in range(N):")
-                self.line(f"    {mi}[l] = {ctx.mask}[l] and not {self.inst.done}[l]")
-                self.line(f"    anym_ = anym_ or {mi}[l]")
-                self.line("if not anym_:")
-                self.line("    break")
-                inner.mask = mi
+            inner = self.grid_loop_ctx(ctx, ret)
             self.store_loop_var(s.var, u, vt, inner, s.line)
             self.block(s.body, inner)
             self.flush()
@@ -630,6 +621,21 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
             "rs": rs_start if lane else True}))
         self.flush()
 
+    def grid_loop_ctx(self, ctx: Ctx, ret: bool) -> Ctx:
+        """The context of a GRID loop's body; where a ``return`` inside may leave lanes, each iteration starts
+        by masking out the lanes that returned, and the loop ends when none is left."""
+        inner = Ctx(ctx.mask, ctx.partial, None)
+        if ret:
+            mi = self.mask_array()
+            self.line("anym_ = False")
+            self.line("for l in range(N):")
+            self.line(f"    {mi}[l] = {ctx.mask}[l] and not {self.inst.done}[l]")
+            self.line(f"    anym_ = anym_ or {mi}[l]")
+            self.line("if not anym_:")
+            self.line("    break")
+            inner.mask = mi
+        return inner
+
     def while_stmt(self, s: N.While, ctx: Ctx) -> None:
         _refuse_scalar_loop(s)
         ret, _, _ = self.exits_in(s)
@@ -638,16 +644,7 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
             self.line("while True:")
             self.indent += 1
             self.tick(s.line, ctx.mask, s)
-            inner = Ctx(ctx.mask, ctx.partial, None)
-            if ret:
-                mi = self.mask_array()
-                self.line("anym_ = False")
-                self.line("for l in range(N):")
-                self.line(f"    {mi}[l] = {ctx.mask}[l] and not {self.inst.done}[l]")
-                self.line(f"    anym_ = anym_ or {mi}[l]")
-                self.line("if not anym_:")
-                self.line("    break")
-                inner.mask = mi
+            inner = self.grid_loop_ctx(ctx, ret)
             c = self.scalar(s.cond, inner)
             # never a constant test: numba miscompiles (a crash at run time) a loop left only by ``return``
             # once its constant-true exit test is pruned (``while True: x += 1``)

@@ -225,13 +225,14 @@ def build_state(ck: CompiledKernel, info, args: list, addresses: dict[int, int],
             rows = size if slot.kind == "param" else per_chunk * size
             for what, need, cols in (("w", slot.need_w, 3), ("a", slot.need_a, 5), ("r", slot.need_r, 5)):
                 st[slot.arr(what)] = np.zeros((rows if need else 0, cols), np.int64)
-        n_thr = nth if instrument else 0
-        st[slot.arr("cr")] = np.zeros(n_thr, np.int32)
-        st[slot.arr("cw")] = np.zeros(n_thr, np.int32)
+        # counts only where the array's sites read (loads, atomics) or write (stores, atomics)
+        reads, writes = instrument and bool(slot.kinds - {"st"}), instrument and bool(slot.kinds - {"ld"})
+        st[slot.arr("cr")] = np.zeros(nth if reads else 0, np.int32)
+        st[slot.arr("cw")] = np.zeros(nth if writes else 0, np.int32)
         if slot.space != "local":
-            elems = (nblocks * size if slot.space == "shared" else size) if instrument else 0
-            st[slot.arr("er")] = np.zeros(elems, np.int32)
-            st[slot.arr("ew")] = np.zeros(elems, np.int32)
+            elems = nblocks * size if slot.space == "shared" else size
+            st[slot.arr("er")] = np.zeros(elems if reads else 0, np.int32)
+            st[slot.arr("ew")] = np.zeros(elems if writes else 0, np.int32)
         if slot.space in ("global", "const"):
             if slot.space == "global":
                 base = addresses[slot.params[0]]
