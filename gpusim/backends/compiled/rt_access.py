@@ -301,6 +301,37 @@ def requests(wk, isz, base, EV, EL, n, gw, ln, tot, SCR):
         while k1 < n and gw[EL[k1]] == w:
             k1 += 1
         m = k1 - k0
+        if wk == W_AGG:      # one lane of the warp does it
+            tot[T_REQ] += 1
+            tot[T_SECT] += 1
+            tot[T_IDEAL] += 1
+            tot[T_BYTES] += isz
+            k0 = k1
+            continue
+        if wk == W_GLOBAL:   # lanes whose elements do not decrease (coalesced, broadcast): in order already
+            mono = True
+            for q in range(k0 + 1, k1):
+                if EV[q] < EV[q - 1]:
+                    mono = False
+                    break
+            if mono:
+                distinct = 1
+                sectors = 1
+                prev = base + EV[k0] * isz
+                for q in range(k0 + 1, k1):
+                    x = base + EV[q] * isz
+                    if x != prev:
+                        distinct += 1
+                        if x // SECTOR != prev // SECTOR:
+                            sectors += 1
+                    prev = x
+                touched = distinct * isz
+                tot[T_REQ] += 1
+                tot[T_SECT] += sectors
+                tot[T_IDEAL] += (touched + SECTOR - 1) // SECTOR
+                tot[T_BYTES] += touched
+                k0 = k1
+                continue
         # a warp's slots: SCR[0:W] addresses, SCR[W:2W] lanes, SCR[2W:3W] per-bank counts, SCR[3W:4W] lane -> address
         for q in range(m):
             SCR[q] = base + EV[k0 + q] * isz

@@ -89,8 +89,12 @@ def access_rounds(tkind, space, rsite, isz, base, aggregated, EV, EL, n, gw, RW,
         else:
             # a segment no earlier event touched (this event's other lanes count as one with these)
             miss = False
+            last = -1
             for k in range(k0, k1):
                 sg = (off + EV[k] * isz) >> SEGMENT_BITS
+                if sg == last:      # the lane before had it (coalesced lanes share a segment)
+                    continue
+                last = sg
                 s = rt[sg]
                 if s == 0 or s == now:
                     miss = True
