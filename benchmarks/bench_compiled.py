@@ -214,7 +214,8 @@ def main() -> None:
     args = ap.parse_args()
     targets: list[str] = []
     head = (f"Measured {time.strftime('%Y-%m-%d')} on {platform.machine()}, {os.cpu_count()} cores, "
-            f"Python {platform.python_version()}, NumPy {np.__version__}, by `python -m benchmarks.bench_compiled`. "
+            f"Python {platform.python_version()}, NumPy {np.__version__}, load average {os.getloadavg()[0]:.1f} at the "
+            f"start, by `python -m benchmarks.bench_compiled{' --quick' if args.quick else ''}`. "
             "Each time is the best of several launches after a warm-up (which compiles); the njit loop is the "
             "kernel's computation as a plain loop (`benchmarks/native.py`).")
     print(head)

@@ -114,6 +114,7 @@ def site_events(P, EV, EL, n, gt0, b0, T, NW, now, res, W, A, Rr, BT, WBT, LW, c
     lb = -1
     lo = 0
     hi = 0
+    last_sg = -1
     for k in range(n if busy else 0):
         e = EV[k]
         lane = EL[k]
@@ -237,11 +238,13 @@ def site_events(P, EV, EL, n, gt0, b0, T, NW, now, res, W, A, Rr, BT, WBT, LW, c
         if not instr:
             continue
         if space == 0 or space == 3:
-            sg = (base + e * isz) // 64 - seg0
-            if reads:
-                sr[sg] = True
-            if writes:
-                sw[sg] = True
+            sg = ((base + e * isz) >> 6) - seg0     # addresses are not negative: a shift is the floor division
+            if sg != last_sg:                       # coalesced lanes share a segment
+                last_sg = sg
+                if reads:
+                    sr[sg] = True
+                if writes:
+                    sw[sg] = True
         if reads:
             cr[g] += 1
         if writes:
