@@ -110,6 +110,10 @@ def site_events(P, EV, EL, n, gt0, b0, T, NW, now, res, W, A, Rr, BT, WBT, LW, c
     distinct = instr and space != 2 and I[I_DISTINCT] != 0
     # an access nothing observes lane by lane (an untracked array, no counts, no trace rows): no lane loop
     busy = space == 2 or tracked or instr or tsok
+    if busy and space == 0 and not tracked and not distinct and not tsok:
+        # an untracked global array's counts only (the common load of a large launch): one tight loop
+        _count_lanes(EV, EL, n, gt0, base, isz, seg0, reads, writes, sr, sw, cr, cw, er, ew)
+        busy = False
     # the block of the previous lane, kept: lanes come in order, and a division per lane costs more than the rest
     lb = -1
     lo = 0
@@ -291,6 +295,28 @@ def site_events(P, EV, EL, n, gt0, b0, T, NW, now, res, W, A, Rr, BT, WBT, LW, c
     res[S_LANES] = n
     RC[j] = n
     return tsn
+
+
+@njit(inline="always")
+def _count_lanes(EV, EL, n, gt0, base, isz, seg0, reads, writes, sr, sw, cr, cw, er, ew):
+    """``site_events``'s counts of an untracked global access: DRAM segments, per-thread and per-element."""
+    last_sg = -1
+    for k in range(n):
+        e = EV[k]
+        g = gt0 + EL[k]
+        sg = ((base + e * isz) >> 6) - seg0
+        if sg != last_sg:
+            last_sg = sg
+            if reads:
+                sr[sg] = True
+            if writes:
+                sw[sg] = True
+        if reads:
+            cr[g] += 1
+            er[e] += 1
+        if writes:
+            cw[g] += 1
+            ew[e] += 1
 
 
 @njit(**OPTS)
