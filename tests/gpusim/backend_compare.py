@@ -84,9 +84,9 @@ def report_differences(a, b) -> list[str]:
             out.append("trace barriers differ")
         if ta.arrays != tb.arrays:
             out.append("trace arrays differ")
-        if (ta.values_kept, ta.values_dropped) != (tb.values_kept, tb.values_dropped) or ta._values.keys() != \
-                tb._values.keys() or any(ta._values[k].keys() != tb._values[k].keys()
-                                         or any(not same_array(v, tb._values[k][p]) for p, v in ta._values[k].items())
-                                         for k in ta._values):
+        if (ta.values_kept, ta.values_dropped) != (tb.values_kept, tb.values_dropped) or \
+                len(ta._snapshots) != len(tb._snapshots) or \
+                any(x[0] != y[0] or not all(same_array(p, q) for p, q in zip(x[1:], y[1:]))
+                    for x, y in zip(ta._snapshots, tb._snapshots)):
             out.append("trace shared values differ")
     return out

@@ -116,18 +116,42 @@ def test_custom_observers_and_the_full_trace_stay_on_the_lanes_back_end(tmp_path
     assert Counter.seen == 2
 
 
-def test_the_default_and_instrumented_launches_run_on_the_lanes_back_end(tmp_path, cache, monkeypatch):
-    """``launch`` defaults to the lanes back end, and an instrumented launch never runs compiled: the latency
-    rounds its metrics hold are not computed in compiled code."""
+SHARED_COPY = """
+    from numba import cuda
+    import numpy as np
+
+    @cuda.jit
+    def through_shared(a, out):
+        t = cuda.threadIdx.x
+        sh = cuda.shared.array(64, np.float32)
+        sh[t] = a[t]
+        cuda.syncthreads()
+        out[t] = sh[63 - t]
+"""
+
+
+def test_instrumented_launches_run_compiled_except_a_traced_kernel_with_shared_arrays(tmp_path, cache, monkeypatch):
+    """``launch`` defaults to the lanes back end; an instrumented launch runs compiled (``auto`` picks it by the
+    same rules as an uninstrumented one), with the latency rounds in its metrics; the phase trace's snapshots
+    of shared memory are not compiled, so a traced launch of a kernel with shared arrays is refused with the
+    reason (``compiled``) or runs on the lanes back end (``auto``)."""
     mod = load_module(tmp_path, MAP)
     monkeypatch.setattr(entry, "AUTO_COLD_THREADS", 1)
     a = np.arange(64, dtype=np.float32)
-    gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), backend="compiled", instrument=False)  # loaded
-    assert "backend" not in gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), instrument=False).extra
-    report = gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), backend="auto")
-    assert "backend" not in report.extra and report.metrics["gpusim__rounds_dram_sum"] == 1
-    with pytest.raises(LaunchError, match=r"instrument=False only: it does not yet compute the latency rounds"):
-        gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), backend="compiled")
+    assert "backend" not in gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a))).extra
+    report = gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), backend="compiled")
+    # 64 float32 = 256 bytes = 4 segments, first touched by one load per warp: one DRAM round per block
+    assert report.extra["backend"] == "compiled" and report.metrics["gpusim__rounds_dram_sum"] == 1
+    assert report.trace is not None and len(report.trace.table) == 128      # 64 loads, 64 stores
+    assert gpusim.launch(mod.add_one, 1, 64, (a, np.zeros_like(a)), backend="auto").extra["backend"] == "compiled"
+    shared = load_module(tmp_path, SHARED_COPY)
+    with pytest.raises(LaunchError, match=r"does not record the phase trace's snapshots of shared memory"):
+        gpusim.launch(shared.through_shared, 1, 64, (a, np.zeros_like(a)), backend="compiled")
+    assert "backend" not in gpusim.launch(shared.through_shared, 1, 64, (a, np.zeros_like(a)), backend="auto").extra
+    out = np.zeros_like(a)
+    report = gpusim.launch(shared.through_shared, 1, 64, (a, out), backend="compiled", trace=False)
+    np.testing.assert_array_equal(out, a[::-1])
+    assert report.metrics["gpusim__barriers_sum"] == 1 and report.metrics["gpusim__rounds_shared_sum"] == 1
 
 
 ENDLESS = """

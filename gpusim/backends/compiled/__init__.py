@@ -26,24 +26,28 @@ counts, the phase trace — by running the same schedule:
 * **Observers in compiled code.** The race shadow (``rtlib.track``) is updated per lane; a global array
   that is only read has none. Requests, sectors, wavefronts and bank conflicts are computed per warp
   (``rtlib.flush_global``/``flush_shared``), with the per-thread and per-element counts, DRAM segments and
-  the trace rows; ``results.py`` hands the totals to the same observer objects the lanes back end feeds,
-  whose ``finish`` writes the report.
+  the trace rows; the latency rounds (``rt_rounds.py``: each warp's DRAM, L2 and shared rounds, barriers per
+  block, atomics per address, shared-atomic passes) per warp in the same replay; ``results.py`` hands the
+  totals to the same observer objects the lanes back end feeds, whose ``finish`` writes the report.
 
 * **Both cores.** Chunks run on several threads (``parallel.py``, ``GPUSIM_THREADS``), each on private
   records merged in chunk order; when two threads' chunks touched one global element with a write, the
-  launch runs again on one thread, so the report never depends on the thread count and races between
-  blocks of different chunks are found as always.
+  launch runs again on one thread (an instrumented one also when two threads' chunks touched one 64-byte
+  segment: which chunk touched it first decides a DRAM or an L2 round), so the report never depends on the
+  thread count and races between blocks of different chunks are found as always.
 
 Before generating anything, ``support.py`` checks the IR against a whitelist of node classes, their fields,
 value types and launch arguments: a node or field the front end gained later, and what main added since this
 back end was written (``raise``, grid sync, complex values, records, array views/reshape/reinterpret, CharSeq,
 ``alignment=``, recursive device functions, tuple/datetime64/float16 arguments, new intrinsics), is refused.
 What it does not run yet raises ``NotCompiled`` with the reason: ``backend="compiled"`` reports it as a
-``LaunchError``, ``backend="auto"`` runs the lanes back end. Instrumented launches (``instrument=True``,
-``launch``'s default: the latency rounds and the trace's shared-memory snapshots are not computed here), custom
-observers, ``print``, dynamic shared memory, float16, device functions returning tuples through a call, the
-front end's join conversions of locals some path never assigned, uniform loops of scalar work only (numba
-miscompiles their step-budget exit) and a few rare forms. ``launch``'s default back end is the lanes one.
+``LaunchError``, ``backend="auto"`` runs the lanes back end. That is: the phase trace's snapshots of shared
+memory (a traced launch, ``trace=True``, of a kernel with shared arrays: ``entry.SHARED_SNAPSHOTS``), when
+instrumented a per-lane ``range`` loop the GPU's compiler unrolls at run time (its requests and rounds are
+regrouped by slot in the lanes back end: ``codegen.UNROLLED``), custom observers, ``print``, dynamic shared
+memory, float16, device functions returning tuples through a call, the front end's join conversions of locals
+some path never assigned, uniform loops of scalar work only (numba miscompiles their step-budget exit) and a
+few rare forms. ``launch``'s default back end is the lanes one.
 Compiled code is cached on disk (``cache.py``): a second process pays no compile.
 """
 

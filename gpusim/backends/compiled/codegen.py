@@ -17,6 +17,7 @@ import numpy as np
 from ...ir import nodes as N
 from ...ir.nodes import Uni
 from ...ir.types import Array, Scalar, Tuple
+from ...ir.unroll import plan_loops
 from ...ir.walk import children, walk_exprs, walk_stmts
 from ..lanes.codegen import exits_in
 from ..lanes.work import OVERHEAD, iteration, straight_line
@@ -30,6 +31,9 @@ from .slots import Slot
 from .values import NotCompiled, ctor
 
 DEAD = True
+#: why an instrumented launch of a kernel with a loop the compiler unrolls at run time is not compiled
+UNROLLED = ("it has a per-lane range loop the GPU's compiler unrolls at run time (gpusim.ir.unroll), whose requests "
+            "and latency rounds the compiled back end does not regroup yet (instrument=False runs it compiled)")
 
 
 class Ctx:
@@ -61,6 +65,8 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
     def __init__(self, module: N.Module, alias: tuple[int, ...], instrument: bool, trace: bool):
         self.module = module
         self.instrument = instrument
+        if instrument and any(plan_loops(fn) for fn in module.functions.values()):
+            raise NotCompiled(UNROLLED)
         self.trace = trace and instrument
         self.slots: list[Slot] = []
         self.sites: list[Site] = []
@@ -86,6 +92,7 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
         self.nlines = len(module.lines) + 2
         self.dtypes: set[str] = set()
         self.site_rows: dict[int, list[int]] = {}
+        self.round_sites: dict[tuple[int, int], int] = {}   # (slot, line) -> the latency rounds' load site
         entry = module.entry
         self.param_slots: dict[int, Slot] = {}
         self.scalar_params: list[tuple[int, str]] = []
@@ -534,16 +541,7 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
             self.indent += 1
             self.line(f"{u} = {ctor(vt)}({u}_i)")
             self.tick(s.line, ctx.mask, s)
-            inner = Ctx(ctx.mask, ctx.partial, None)
-            if ret:
-                mi = self.mask_array()
-                self.line("anym_ = False")
-                self.line("for l in range(N):")
-                self.line(f"    {mi}[l] = {ctx.mask}[l] and not {self.inst.done}[l]")
-                self.line(f"    anym_ = anym_ or {mi}[l]")
-                self.line("if not anym_:")
-                self.line("    break")
-                inner.mask = mi
+            inner = self.grid_loop_ctx(ctx, ret)
             self.store_loop_var(s.var, u, vt, inner, s.line)
             self.block(s.body, inner)
             self.flush()
@@ -623,6 +621,21 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
             "rs": rs_start if lane else True}))
         self.flush()
 
+    def grid_loop_ctx(self, ctx: Ctx, ret: bool) -> Ctx:
+        """The context of a GRID loop's body; where a ``return`` inside may leave lanes, each iteration starts
+        by masking out the lanes that returned, and the loop ends when none is left."""
+        inner = Ctx(ctx.mask, ctx.partial, None)
+        if ret:
+            mi = self.mask_array()
+            self.line("anym_ = False")
+            self.line("for l in range(N):")
+            self.line(f"    {mi}[l] = {ctx.mask}[l] and not {self.inst.done}[l]")
+            self.line(f"    anym_ = anym_ or {mi}[l]")
+            self.line("if not anym_:")
+            self.line("    break")
+            inner.mask = mi
+        return inner
+
     def while_stmt(self, s: N.While, ctx: Ctx) -> None:
         _refuse_scalar_loop(s)
         ret, _, _ = self.exits_in(s)
@@ -631,16 +644,7 @@ class KernelGen(Flattener, RegionEmitter, ChunkOps):
             self.line("while True:")
             self.indent += 1
             self.tick(s.line, ctx.mask, s)
-            inner = Ctx(ctx.mask, ctx.partial, None)
-            if ret:
-                mi = self.mask_array()
-                self.line("anym_ = False")
-                self.line("for l in range(N):")
-                self.line(f"    {mi}[l] = {ctx.mask}[l] and not {self.inst.done}[l]")
-                self.line(f"    anym_ = anym_ or {mi}[l]")
-                self.line("if not anym_:")
-                self.line("    break")
-                inner.mask = mi
+            inner = self.grid_loop_ctx(ctx, ret)
             c = self.scalar(s.cond, inner)
             # never a constant test: numba miscompiles (a crash at run time) a loop left only by ``return``
             # once its constant-true exit test is pruned (``while True: x += 1``)

@@ -51,6 +51,7 @@ from .layout import (
     SLOT_ARRAYS,
     T_COLS,
 )
+from .rt_rounds import RW_INIT
 from .rtlib import MAX_PAIRS
 from .support import check_module
 from .values import NotCompiled
@@ -192,6 +193,13 @@ def build_state(ck: CompiledKernel, info, args: list, addresses: dict[int, int],
     st["SP"] = SP
     st["EV"] = np.empty((region_sites, Nmax), np.int64)
     st["EL"] = np.empty((region_sites, Nmax), np.int64)
+    nrw = nblocks * NW if instrument else 0    # the latency rounds (``rt_rounds``)
+    st["RW"] = np.empty((nrw, len(RW_INIT)), np.int64)
+    st["RW"][:] = RW_INIT
+    st["RB"] = np.zeros(nblocks if instrument else 0, np.int64)
+    st["RSS"] = np.empty((max(1, len(gen.round_sites)) * nrw, 2), np.int64)
+    st["RSS"][:] = (-1, 0)
+    st["Z1"] = np.zeros(0, np.int64)
     st["Z2"] = np.zeros((0, 5), np.int64)
     st["ZB"] = np.zeros(0, np.bool_)
     st["ZI"] = np.zeros(0, np.int32)
@@ -217,13 +225,14 @@ def build_state(ck: CompiledKernel, info, args: list, addresses: dict[int, int],
             rows = size if slot.kind == "param" else per_chunk * size
             for what, need, cols in (("w", slot.need_w, 3), ("a", slot.need_a, 5), ("r", slot.need_r, 5)):
                 st[slot.arr(what)] = np.zeros((rows if need else 0, cols), np.int64)
-        n_thr = nth if instrument else 0
-        st[slot.arr("cr")] = np.zeros(n_thr, np.int32)
-        st[slot.arr("cw")] = np.zeros(n_thr, np.int32)
+        # counts only where the array's sites read (loads, atomics) or write (stores, atomics)
+        reads, writes = instrument and bool(slot.kinds - {"st"}), instrument and bool(slot.kinds - {"ld"})
+        st[slot.arr("cr")] = np.zeros(nth if reads else 0, np.int32)
+        st[slot.arr("cw")] = np.zeros(nth if writes else 0, np.int32)
         if slot.space != "local":
-            elems = (nblocks * size if slot.space == "shared" else size) if instrument else 0
-            st[slot.arr("er")] = np.zeros(elems, np.int32)
-            st[slot.arr("ew")] = np.zeros(elems, np.int32)
+            elems = nblocks * size if slot.space == "shared" else size
+            st[slot.arr("er")] = np.zeros(elems if reads else 0, np.int32)
+            st[slot.arr("ew")] = np.zeros(elems if writes else 0, np.int32)
         if slot.space in ("global", "const"):
             if slot.space == "global":
                 base = addresses[slot.params[0]]
@@ -232,6 +241,9 @@ def build_state(ck: CompiledKernel, info, args: list, addresses: dict[int, int],
                 nseg = (max(size * slot.itemsize, 1) - 1) // 64 + 1
             st[slot.arr("sr")] = np.zeros(nseg if instrument else 0, np.bool_)
             st[slot.arr("sw")] = np.zeros(nseg if instrument else 0, np.bool_)
+            st[slot.arr("rt")] = np.zeros(nseg if instrument else 0, np.int64)
+            if slot.space == "global" and slot.atomics and instrument:
+                st[slot.arr("rc")] = np.zeros(max(size, 1), np.int64)
     for i, name in gen.scalar_params:
         st[name] = args[i]
     st["gw_"] = np.zeros(Nmax, np.int64)
@@ -240,8 +252,10 @@ def build_state(ck: CompiledKernel, info, args: list, addresses: dict[int, int],
 
 
 #: arrays every worker of a parallel launch shares: the kernel's data, the per-block and per-thread records
-#: (each block and thread belongs to one worker) and the DRAM segment maps (only ever set)
-SHARED_BY_WORKERS = ("BT", "WBT", "PH", "tx_", "ty_", "tz_", "ln_", "lml_", "lb_", "ALL_", "SP", "BASE", "SEG0")
+#: (each block and thread belongs to one worker: the latency rounds' per-warp and per-block state too) and the
+#: DRAM segment maps (only ever set)
+SHARED_BY_WORKERS = ("BT", "WBT", "PH", "RW", "RB", "RSS", "tx_", "ty_", "tz_", "ln_", "lml_", "lb_", "ALL_", "SP",
+                     "BASE", "SEG0")
 
 
 def _run(ck: CompiledKernel, st: dict) -> None:
@@ -251,7 +265,8 @@ def _run(ck: CompiledKernel, st: dict) -> None:
         for what in SLOT_ARRAYS:
             a = st.get(slot.arr(what))
             if a is None:
-                a = st["Z2"] if what in ("w", "a", "r") else st["ZI"] if what in ("cr", "cw", "er", "ew") else st["ZB"]
+                a = st["Z2"] if what in ("w", "a", "r") else st["ZI"] if what in ("cr", "cw", "er", "ew") else \
+                    st["Z1"] if what in ("rt", "rc") else st["ZB"]
             slot_arrays[(slot.id, what)] = a
     st["DESC"] = descriptor({name: st[name] for name in DESC_NAMES}, len(gen.slots), slot_arrays)
     call = [st[name] for name in gen.abi] + [st["TR"], st["BLOG"], st["BBLK"]]

@@ -7,8 +7,12 @@
   little; a puzzle's small launches stay on the lanes back end);
 * nothing is cached: compiled only from ``AUTO_COLD_THREADS`` threads up, where one launch on the lanes back
   end takes long enough that a compile (seconds, once, then cached on disk) is worth starting;
-* an instrumented launch (``instrument=True``, ``launch``'s default; see ``UNINSTRUMENTED_ONLY``), custom
-  observers, or anything the compiled back end does not translate: the lanes back end.
+* instrumented launches (``instrument=True``, ``launch``'s default) by the same rules: the compiled code
+  computes every metric, count and latency round the lanes back end does. The phase trace's snapshots of
+  shared memory are not computed, so a traced launch (``trace=True``, the default) of a kernel with shared
+  arrays runs on the lanes back end (``SHARED_SNAPSHOTS``), as do kernels with a loop the compiler unrolls at
+  run time when instrumented (``codegen.UNROLLED``);
+* custom observers, or anything the compiled back end does not translate: the lanes back end.
 
 ``GPUSIM_AUTO_COLD_THREADS`` and ``GPUSIM_AUTO_WARM_THREADS`` override the two sizes.
 """
@@ -32,13 +36,11 @@ from .support import check_args
 from .values import NotCompiled
 
 BACKENDS = ("auto", "lanes", "compiled")
-#: why an instrumented launch runs on the lanes back end: two of the observers an instrumented launch feeds
-#: have no compiled counterpart yet, and a report missing their numbers would not be the lanes back end's
-UNINSTRUMENTED_ONLY = (
-    "the compiled back end runs launches with instrument=False only: it does not yet compute the latency rounds "
-    "(gpusim__rounds_*, gpusim__barriers_*, the atomic counts the time model reads) nor the trace's snapshots of "
-    "shared memory; launch with instrument=False, or with backend='lanes' or 'auto' (which run it on the lanes "
-    "back end)")
+#: why a traced launch of a kernel with shared arrays runs on the lanes back end
+SHARED_SNAPSHOTS = (
+    "the compiled back end does not record the phase trace's snapshots of shared memory (the values a block's "
+    "shared arrays hold at each barrier): launch with trace=False, or with backend='lanes' or 'auto' (which run "
+    "it on the lanes back end)")
 AUTO_COLD_THREADS = int(os.environ.get("GPUSIM_AUTO_COLD_THREADS", 1 << 18))
 AUTO_WARM_THREADS = int(os.environ.get("GPUSIM_AUTO_WARM_THREADS", 1 << 12))
 
@@ -75,7 +77,7 @@ def choose(backend: str, module, args: tuple, num_threads: int, instrument: bool
     tracing = bool(trace) and instrument
     alias = aliasing(args)
     if backend == "auto":
-        if observers or instrument:
+        if observers:
             return None
         try:
             check_args(args)
@@ -83,29 +85,37 @@ def choose(backend: str, module, args: tuple, num_threads: int, instrument: bool
             return None
         ck = _loaded(module, alias, instrument, tracing)
         if ck is not None:
-            return ck
+            return ck if not _needs_snapshots(ck) else None
         if num_threads < min(AUTO_WARM_THREADS, AUTO_COLD_THREADS):
             return None
         try:
             ck = generate(module, alias, instrument, tracing)
         except NotCompiled:
             return None
+        if _needs_snapshots(ck):
+            return None
         if ck.warm or num_threads >= AUTO_COLD_THREADS:
             return ck
         return None
     if observers:
         raise LaunchError("the compiled back end does not run custom observers; use backend='lanes'")
-    if instrument:
-        raise LaunchError(UNINSTRUMENTED_ONLY)
     if tracing and trace == "full":
         raise LaunchError("the compiled back end keeps the bounded phase trace only (trace=True); trace='full' "
                           "needs backend='lanes'")
     try:
         check_args(args)
-        return generate(module, alias, instrument, tracing)
+        ck = generate(module, alias, instrument, tracing)
     except NotCompiled as e:
         raise LaunchError(f"the compiled back end cannot run kernel {module.entry.py_name!r} yet: {e} "
                           "(backend='auto' or 'lanes' runs it)") from None
+    if _needs_snapshots(ck):
+        raise LaunchError(SHARED_SNAPSHOTS)
+    return ck
+
+
+def _needs_snapshots(ck: CompiledKernel) -> bool:
+    """Would the launch's trace keep snapshots of shared arrays (which the compiled back end does not)?"""
+    return ck.trace and any(slot.space == "shared" for slot in ck.gen.slots)
 
 
 def run(ck: CompiledKernel, info, args: tuple, names: tuple, max_steps: int, trace, instrumentation,

@@ -5,7 +5,7 @@ seconds per kernel for the race shadow, the request model and the barrier checks
 compiled once instead (``cfunc``, cached on disk), registered as external symbols, and called from generated
 code by name (``types.ExternalFunction``), which also works for kernels loaded from numba's cache in a new
 process. They find the launch's arrays through one int64 array, ``DESC``: for each array of
-``layout.DESC_NAMES`` (then ten per slot, ``layout.SLOT_ARRAYS``) its address, rows and columns.
+``layout.DESC_NAMES`` (then one per ``layout.SLOT_ARRAYS`` name per slot) its address, rows and columns.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from . import rt_access as RA
+from . import rt_rounds as RR
 from . import rt_sync as RS
 from . import rtlib as R
 from .layout import (
@@ -28,9 +29,15 @@ from .layout import (
     I_BLOG,
     I_TSTEP,
     P_COLS,
+    P_INSTR,
+    P_ISZ,
+    P_RSITE,
     P_SLOT,
+    P_SPACE,
+    P_TKIND,
     SLOT_ARRAYS,
     SLOT_BASE,
+    W_AGG,
 )
 
 
@@ -70,8 +77,9 @@ _FLOG, _FSEEN, _FCNT, _RSEEN, _RCNT = (_index(n) for n in ("FLOG", "FSEEN", "FCN
 _SS, _SCR, _TS, _RC, _RS, _PK = (_index(n) for n in ("SS", "SCR", "TS", "RC", "RS", "PK"))
 _BASE, _SEG0, _SHB, _SP, _EV, _EL = (_index(n) for n in ("BASE", "SEG0", "SHB", "SP", "EV", "EL"))
 _GW, _LN, _TR, _BLOG, _BBLK, _PRESENT = (_index(n) for n in ("gw_", "ln_", "TR", "BLOG", "BBLK", "present_"))
+_RW, _RB, _RSS = (_index(n) for n in ("RW", "RB", "RSS"))
 _NSLOT = 3 * len(SLOT_ARRAYS)
-_SW, _SA, _SR, _SLW, _SCRD, _SCW, _SER, _SEW, _SSR, _SSW = (3 * k for k in range(len(SLOT_ARRAYS)))
+_SW, _SA, _SR, _SLW, _SCRD, _SCW, _SER, _SEW, _SSR, _SSW, _SRT, _SRC = (3 * k for k in range(len(SLOT_ARRAYS)))
 
 P64 = types.CPointer(types.int64)
 PB = types.CPointer(types.boolean)
@@ -114,6 +122,12 @@ def _site_end(desc, sid, j, n, gt0, b0, now, tsn, wk):
                         _a1(D, _SHB, np.int64), _a1(D, _SEG0, np.int64), wk)
     RA.site_faults(P, res, gt0, _a2(D, _FLOG, np.int64), I, _a1(D, _FSEEN, np.bool_), _a1(D, _FCNT, np.int64),
                   _a1(D, _RSEEN, np.bool_), _a1(D, _RCNT, np.int64), G[G_NLINES])
+    space = P[P_SPACE]
+    if P[P_INSTR] != 0 and space != 2:     # the latency rounds (local arrays have none)
+        base = _a1(D, _BASE, np.int64)[slot] if space == 0 else 0
+        RR.access_rounds(P[P_TKIND], space, P[P_RSITE], P[P_ISZ], base, wk == W_AGG, _a2(D, _EV, np.int64)[j],
+                         _a2(D, _EL, np.int64)[j], n, _a1(D, _GW, np.int64), _a2(D, _RW, np.int64),
+                         _a2(D, _RSS, np.int64), _a1(D, s0 + _SRT, np.int64), _a1(D, s0 + _SRC, np.int64), I)
     return tsn
 
 
@@ -153,6 +167,7 @@ def _barrier(desc, m, dn, nb, b0, key, line, trace):
     RS.syncthreads(carray(m, N), carray(dn, N), nb, T, b0, G[G_NW], _a1(D, _BT, np.int64), _a1(D, _WBT, np.int64),
                   _a1(D, _PH, np.int64), I, _a2(D, _FLOG, np.int64), _a1(D, _FSEEN, np.bool_),
                   _a1(D, _FCNT, np.int64), key, present)
+    RR.barrier_rounds(present, nb, b0, G[G_NW], _a2(D, _RW, np.int64), _a1(D, _RB, np.int64), I)
     if trace:
         RA.trace_barrier_in(_a2(D, _BLOG, np.int64), _a1(D, _BBLK, np.int64), present, nb, b0, line, I, G)
     return 0

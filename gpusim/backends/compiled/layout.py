@@ -23,7 +23,9 @@ I_BBLK = 11        # block ids stored for those records
 I_STATIC = 12      # static shared bytes declared so far
 I_ALOG = 13        # array creations logged
 I_PRINT = 14       # print rows buffered
-I_SIZE = 16
+I_RNOW = 15        # the latency rounds' clock: one tick per access event and per barrier (``rt_rounds``)
+I_RPASS = 16       # shared-atomic passes (``gpusim__shared_atomic_passes``)
+I_SIZE = 18
 
 # -- G: the launch's constants (int64) -------------------------------------------------------------------
 G_T = 0            # threads per block
@@ -115,13 +117,14 @@ P_KUNINIT = 14
 P_KRACE = 15
 P_ACCESS = 16      # 0 read, 1 write, 2 atomic (for the fault's wording)
 P_NDIM = 17
-P_COLS = 18
+P_RSITE = 18       # the latency rounds' load site: one per (array, line), as ``RoundsObserver`` keys them
+P_COLS = 19
 SPACE_CODES = {"global": 0, "shared": 1, "local": 2, "const": 3}
 
 # -- DESC: where the compiled helpers find the launch's arrays (int64 triples: address, rows, columns) ------
 DESC_NAMES = ("G", "I", "BT", "WBT", "PH", "FLOG", "FSEEN", "FCNT", "RSEEN", "RCNT", "SS", "SCR", "FL", "FLT", "TS",
               "RC", "RS", "PK", "BASE", "SEG0", "SHB", "SP", "EV", "EL", "gw_", "ln_", "TR", "BLOG", "BBLK",
-              "present_")
+              "present_", "RW", "RB", "RSS")
 DESC_INDEX = {name: k for k, name in enumerate(DESC_NAMES)}
-SLOT_ARRAYS = ("w", "a", "r", "lw", "cr", "cw", "er", "ew", "sr", "sw")
+SLOT_ARRAYS = ("w", "a", "r", "lw", "cr", "cw", "er", "ew", "sr", "sw", "rt", "rc")
 SLOT_BASE = len(DESC_NAMES)

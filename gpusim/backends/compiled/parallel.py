@@ -11,7 +11,9 @@ fault and count a worker found is the one a single thread finds in its chunks, a
 order (a fault's first occurrence, counts summed) gives the single-threaded report. Otherwise — a race
 between blocks of different workers, atomics on one element from several workers, a worker stopped by a
 fault that ends the launch, or workers that created shared arrays in different orders — the arrays are
-restored and the launch runs again on one thread, which finds and reports it as always. So the report never
+restored and the launch runs again on one thread, which finds and reports it as always. An instrumented
+launch also runs again when two workers touched one 64-byte segment of a global array: the latency rounds'
+DRAM rounds depend on which chunk touched it first. So the report never
 depends on the number of threads, and races between blocks of different chunks are still found.
 """
 
@@ -32,6 +34,7 @@ from .layout import (
     I_FLOG,
     I_PAIRS,
     I_PAIRS_N,
+    I_RPASS,
     I_STEPS,
     I_TDROP,
 )
@@ -79,6 +82,23 @@ def _conflict(gen, states) -> bool:
     return False
 
 
+def _first_touch_shared(gen, states) -> bool:
+    """Did two workers touch one 64-byte segment of a global or constant array? The latency rounds count a
+    DRAM round at the segment's first touch in the launch's order, which only one thread running every
+    chunk in order sees (``rt_rounds``)."""
+    for slot in gen.slots:
+        maps = [st[slot.arr("rt")] for st in states if slot.arr("rt") in st]
+        if len(maps) < 2 or maps[0].size == 0:
+            continue
+        seen = maps[0] != 0
+        for m in maps[1:]:
+            now = m != 0
+            if (seen & now).any():
+                return True
+            seen |= now
+    return False
+
+
 def _same_arrays(states) -> bool:
     base = states[0]
     n0 = int(base["I"][I_ALOG])
@@ -112,10 +132,13 @@ def _merge(gen, states) -> dict:
         base["FL"] += st["FL"]
         base["FLT"] |= st["FLT"]
         I[I_TDROP] += st["I"][I_TDROP]
+        I[I_RPASS] += st["I"][I_RPASS]
         for slot in gen.slots:
             if slot.space != "local":
                 base[slot.arr("er")] += st[slot.arr("er")]
                 base[slot.arr("ew")] += st[slot.arr("ew")]
+            if slot.arr("rc") in st:
+                base[slot.arr("rc")] += st[slot.arr("rc")]
     pairs = sum(int(st["I"][I_PAIRS]) for st in states)
     if I[I_DISTINCT] and all(st["I"][I_DISTINCT] for st in states) and pairs <= MAX_PAIRS:
         base["PK"] = np.concatenate([st["PK"][:int(st["I"][I_PAIRS_N])] for st in states])
@@ -161,7 +184,8 @@ def run_parallel(ck, info, args, addresses, max_steps, chunk_lanes, workers, per
         raise errors[0]
     # the step budget is the launch's: past it in all, one thread finds where (each worker checked its own part)
     over = sum(int(st["I"][I_STEPS]) for st in states) > max_steps
-    if over or any(st["I"][I_ABORT] for st in states) or _conflict(gen, states) or not _same_arrays(states):
+    if over or any(st["I"][I_ABORT] for st in states) or _conflict(gen, states) or not _same_arrays(states) \
+            or (ck.instrument and _first_touch_shared(gen, states)):
         for s in writable:
             args[s.params[0]][...] = snapshot[s.id]
         return None

@@ -307,6 +307,7 @@ class RegionEmitter:
         row[15] = site.keys.get("race", -1)
         row[16] = ACCESS[k]
         row[17] = slot.ndim
+        row[18] = self.round_sites.setdefault((slot.id, site.line), len(self.round_sites))
         return row
 
     def request_kind(self, site, slot) -> int:

@@ -24,7 +24,8 @@ from ...observe.events import ArrayInfo
 from ...observe.flops import FlopsObserver
 from ...observe.metrics import TrafficObserver
 from ...observe.races import HAZARDS
-from ...observe.trace import ACCESS_DTYPE, TraceObserver
+from ...observe.rounds import RoundsObserver
+from ...observe.trace import TraceObserver
 from ...report import LaunchReport
 from ...runtime.core import timeout
 from .layout import (
@@ -54,6 +55,7 @@ from .layout import (
     I_DISTINCT,
     I_FLOG,
     I_PAIRS_N,
+    I_RPASS,
     I_STATIC,
     I_STEPS,
     I_TDROP,
@@ -67,6 +69,7 @@ from .layout import (
     T_SECT,
     WHAT,
 )
+from .rt_rounds import RW_DRAM, RW_L2, RW_SH
 
 ACCESS_NAMES = ("read", "write", "atomic")
 KINDS = ("OutOfBounds", "UninitializedRead", "DataRace", "KernelError", "KernelTimeout", "BarrierDivergence")
@@ -262,6 +265,8 @@ def fill_observer(o, gen, st, infos: dict[int, ArrayInfo], info) -> None:
         fill_counts(o, gen, st, infos)
     elif isinstance(o, TraceObserver):
         fill_trace(o, gen, st, infos)
+    elif isinstance(o, RoundsObserver):
+        fill_rounds(o, gen, st, infos)
     elif isinstance(o, FlopsObserver):
         pass  # report.flops is filled from the counters; the observer only reads it
 
@@ -315,6 +320,21 @@ def fill_traffic(o: TrafficObserver, gen, st, infos) -> None:
         o.segments[a.id] = seg
 
 
+def fill_rounds(o: RoundsObserver, gen, st, infos) -> None:
+    """The per-warp and per-block counts ``rt_rounds`` kept, where ``RoundsObserver.finish`` reads them."""
+    RW = st["RW"]
+    if RW.shape[0] == o.dram.shape[0]:
+        o.dram[:] = RW[:, RW_DRAM]
+        o.l2[:] = RW[:, RW_L2]
+        o.shared[:] = RW[:, RW_SH]
+        o.barriers[:] = st["RB"]
+    for slot in gen.slots:
+        rc = st.get(slot.arr("rc"))
+        if rc is not None and rc.size and slot.id in infos:
+            o.atomic_counts[infos[slot.id].id] = rc
+    o.shared_atomic_passes = int(st["I"][I_RPASS])
+
+
 def fill_counts(o: CountsObserver, gen, st, infos) -> None:
     c = o.counts
     SS = st["SS"]
@@ -325,6 +345,15 @@ def fill_counts(o: CountsObserver, gen, st, infos) -> None:
         kind = "atom" if site.kind == "red" else site.kind
         key = f"{slot.space}_{kind}"
         c.totals[key] = c.totals.get(key, 0) + int(SS[site.id, T_LANES])
+    # a count array is made at the first access that adds to it (``CountsObserver``): None while no access of
+    # the array with lanes read (loads, atomics) or wrote (stores, atomics)
+    read, wrote = set(), set()
+    for site in gen.sites:
+        if site.slot is not None and SS[site.id, T_LANES]:
+            if site.kind != "st":
+                read.add(site.slot.id)
+            if site.kind != "ld":
+                wrote.add(site.slot.id)
     for slot in gen.slots:
         a = infos.get(slot.id)
         if a is None:
@@ -333,11 +362,11 @@ def fill_counts(o: CountsObserver, gen, st, infos) -> None:
         if ac is None:
             o.on_array(a)
             ac = c.arrays[a.id]
-        ac.thread_reads += st[slot.arr("cr")]
-        ac.thread_writes += st[slot.arr("cw")]
-        if ac.elem_reads is not None:
-            ac.elem_reads += st[slot.arr("er")]
-            ac.elem_writes += st[slot.arr("ew")]
+        for attr, what, used in (("thread_reads", "cr", read), ("thread_writes", "cw", wrote),
+                                 ("elem_reads", "er", read), ("elem_writes", "ew", wrote)):
+            if slot.id in used and (ac.elements or what in ("cr", "cw")):
+                mine = getattr(ac, attr)
+                setattr(ac, attr, st[slot.arr(what)] if mine is None else mine + st[slot.arr(what)])
     c.distinct = bool(st["I"][I_DISTINCT]) and c.distinct
     if c.distinct:
         PK = st["PK"][:int(st["I"][I_PAIRS_N])]
@@ -356,21 +385,13 @@ def fill_trace(o: TraceObserver, gen, st, infos) -> None:
     tr = o.trace
     n = int(st["I"][I_TREC])
     rows = st["TR"][:n]
-    rec = np.empty(n, ACCESS_DTYPE)
-    rec["step"] = rows[:, 0]
-    rec["block"] = rows[:, 1]
-    rec["thread"] = rows[:, 2]
-    rec["phase"] = rows[:, 3]
     ids = np.array([infos[s.id].id if s.id in infos else -1 for s in gen.slots] or [0], np.int64)
-    rec["array"] = ids[rows[:, 4]] if n else 0
-    rec["element"] = rows[:, 5]
-    rec["kind"] = rows[:, 6]
-    rec["lineno"] = rows[:, 7]
+    if n:   # the columns of ``ACCESS_DTYPE``, as ``TraceObserver.on_access`` keeps them
+        tr._chunks.append((rows[:, 0].copy(), rows[:, 1].copy(), rows[:, 2].copy(), rows[:, 3].copy(),
+                           ids[rows[:, 4]], rows[:, 5].copy(), rows[:, 6].copy(), rows[:, 7].copy()))
     for s in gen.slots:
         if s.id in infos:
             tr.arrays.setdefault(infos[s.id].id, infos[s.id])
-    if n:
-        tr._chunks.append(rec)
     tr._table = None
     tr.recorded = n
     tr.dropped = int(st["I"][I_TDROP])

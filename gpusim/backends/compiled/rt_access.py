@@ -110,10 +110,15 @@ def site_events(P, EV, EL, n, gt0, b0, T, NW, now, res, W, A, Rr, BT, WBT, LW, c
     distinct = instr and space != 2 and I[I_DISTINCT] != 0
     # an access nothing observes lane by lane (an untracked array, no counts, no trace rows): no lane loop
     busy = space == 2 or tracked or instr or tsok
+    if busy and space == 0 and not tracked and not distinct and not tsok:
+        # an untracked global array's counts only (the common load of a large launch): one tight loop
+        _count_lanes(EV, EL, n, gt0, base, isz, seg0, reads, writes, sr, sw, cr, cw, er, ew)
+        busy = False
     # the block of the previous lane, kept: lanes come in order, and a division per lane costs more than the rest
     lb = -1
     lo = 0
     hi = 0
+    last_sg = -1
     for k in range(n if busy else 0):
         e = EV[k]
         lane = EL[k]
@@ -237,11 +242,13 @@ def site_events(P, EV, EL, n, gt0, b0, T, NW, now, res, W, A, Rr, BT, WBT, LW, c
         if not instr:
             continue
         if space == 0 or space == 3:
-            sg = (base + e * isz) // 64 - seg0
-            if reads:
-                sr[sg] = True
-            if writes:
-                sw[sg] = True
+            sg = ((base + e * isz) >> 6) - seg0     # addresses are not negative: a shift is the floor division
+            if sg != last_sg:                       # coalesced lanes share a segment
+                last_sg = sg
+                if reads:
+                    sr[sg] = True
+                if writes:
+                    sw[sg] = True
         if reads:
             cr[g] += 1
         if writes:
@@ -290,6 +297,28 @@ def site_events(P, EV, EL, n, gt0, b0, T, NW, now, res, W, A, Rr, BT, WBT, LW, c
     return tsn
 
 
+@njit(inline="always")
+def _count_lanes(EV, EL, n, gt0, base, isz, seg0, reads, writes, sr, sw, cr, cw, er, ew):
+    """``site_events``'s counts of an untracked global access: DRAM segments, per-thread and per-element."""
+    last_sg = -1
+    for k in range(n):
+        e = EV[k]
+        g = gt0 + EL[k]
+        sg = ((base + e * isz) >> 6) - seg0
+        if sg != last_sg:
+            last_sg = sg
+            if reads:
+                sr[sg] = True
+            if writes:
+                sw[sg] = True
+        if reads:
+            cr[g] += 1
+            er[e] += 1
+        if writes:
+            cw[g] += 1
+            ew[e] += 1
+
+
 @njit(**OPTS)
 def requests(wk, isz, base, EV, EL, n, gw, ln, tot, SCR):
     """The requests of one access group: its lanes split by warp (``gpusim.observe.requests``), each costed
@@ -301,6 +330,37 @@ def requests(wk, isz, base, EV, EL, n, gw, ln, tot, SCR):
         while k1 < n and gw[EL[k1]] == w:
             k1 += 1
         m = k1 - k0
+        if wk == W_AGG:      # one lane of the warp does it
+            tot[T_REQ] += 1
+            tot[T_SECT] += 1
+            tot[T_IDEAL] += 1
+            tot[T_BYTES] += isz
+            k0 = k1
+            continue
+        if wk == W_GLOBAL:   # lanes whose elements do not decrease (coalesced, broadcast): in order already
+            mono = True
+            for q in range(k0 + 1, k1):
+                if EV[q] < EV[q - 1]:
+                    mono = False
+                    break
+            if mono:
+                distinct = 1
+                sectors = 1
+                prev = base + EV[k0] * isz
+                for q in range(k0 + 1, k1):
+                    x = base + EV[q] * isz
+                    if x != prev:
+                        distinct += 1
+                        if x // SECTOR != prev // SECTOR:
+                            sectors += 1
+                    prev = x
+                touched = distinct * isz
+                tot[T_REQ] += 1
+                tot[T_SECT] += sectors
+                tot[T_IDEAL] += (touched + SECTOR - 1) // SECTOR
+                tot[T_BYTES] += touched
+                k0 = k1
+                continue
         # a warp's slots: SCR[0:W] addresses, SCR[W:2W] lanes, SCR[2W:3W] per-bank counts, SCR[3W:4W] lane -> address
         for q in range(m):
             SCR[q] = base + EV[k0 + q] * isz
