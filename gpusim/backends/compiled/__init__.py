@@ -49,6 +49,9 @@ Compiled code is cached on disk (``cache.py``): a second process pays no compile
 
 from __future__ import annotations
 
+from . import cache
 from .values import NotCompiled
+
+cache.refresh_helper_cache()   # before any of the package's compiled helpers loads from numba's cache
 
 __all__ = ["NotCompiled"]
