@@ -8,10 +8,11 @@ import os
 import threading
 import time
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from ...device import WARP_SIZE
 from ...ir import nodes as N
@@ -69,6 +70,9 @@ class CompiledKernel:
     instrument: bool
     trace: bool
     compiled: bool = False      # the machine code is loaded (this process has run it once)
+    #: per launch shape (``_shape``): what a thread cost in the last warm launch on one worker, the same of
+    #: the last split one, and one-worker launches since then
+    timings: dict = field(default_factory=dict)
 
     @property
     def warm(self) -> bool:
@@ -216,7 +220,11 @@ def build_state(ck: CompiledKernel, info, args: list, addresses: dict[int, int],
         if slot.kind in ("param", "shared"):
             rows = size if slot.kind == "param" else per_chunk * size
             for what, need, cols in (("w", slot.need_w, 3), ("a", slot.need_a, 5), ("r", slot.need_r, 5)):
-                st[slot.arr(what)] = np.zeros((rows if need else 0, cols), np.int64)
+                if slot.kind == "param" and need:   # tens of bytes per element: cleared by the thread that runs it
+                    st[slot.arr(what)] = rec = np.empty((rows, cols), np.int64)
+                    st.setdefault("dirty_", []).append(rec)
+                else:
+                    st[slot.arr(what)] = np.zeros((rows if need else 0, cols), np.int64)
         n_thr = nth if instrument else 0
         st[slot.arr("cr")] = np.zeros(n_thr, np.int32)
         st[slot.arr("cw")] = np.zeros(n_thr, np.int32)
@@ -244,8 +252,16 @@ def build_state(ck: CompiledKernel, info, args: list, addresses: dict[int, int],
 SHARED_BY_WORKERS = ("BT", "WBT", "PH", "tx_", "ty_", "tz_", "ln_", "lml_", "lb_", "ALL_", "SP", "BASE", "SEG0")
 
 
+@njit(cache=True, nogil=True)
+def _clear(a):
+    for i in range(a.size):
+        a[i] = 0
+
+
 def _run(ck: CompiledKernel, st: dict) -> None:
     gen = ck.gen
+    for a in st.pop("dirty_", ()):
+        _clear(a.reshape(-1))
     slot_arrays = {}
     for slot in gen.slots:
         for what in SLOT_ARRAYS:
@@ -274,6 +290,9 @@ def execute(ck: CompiledKernel, info, args: list, addresses: dict[int, int], max
     per_chunk = max(1, chunk_lanes // T)
     nchunks = -(-info.num_blocks // per_chunk)
     workers = min(threads() if workers is None else workers, nchunks)
+    shape = _shape(info, args)
+    if workers > 1 and not _worth_splitting(ck, shape, info, args, workers):
+        workers = 1
     t0 = time.perf_counter()
     st = None
     if workers > 1:
@@ -283,10 +302,67 @@ def execute(ck: CompiledKernel, info, args: list, addresses: dict[int, int], max
         _run(ck, st)
         st["workers"] = 1
     st["run_seconds"] = time.perf_counter() - t0
+    if ck.compiled:
+        if len(ck.timings) > 64 and shape not in ck.timings:
+            ck.timings.clear()
+        t = ck.timings.setdefault(shape, [None, None, 0])
+        per_lane = st["run_seconds"] / info.num_threads
+        if workers > 1:
+            t[1], t[2] = per_lane, 0
+        else:
+            t[0] = per_lane
+            t[2] += 1
+            if t[2] >= RETRY_SPLIT:   # the machine may have a free core again
+                t[1] = None
     if not ck.compiled:
         ck.compiled = True
         cache.mark_warm(ck.key)
     return st
+
+
+#: "auto": split a launch over workers where that pays (``_worth_splitting``); "always": wherever it has two
+#: chunks (the tests of the parallel path)
+SPLIT = "auto"
+#: what a byte of a worker's records of the global arrays costs to clear and to read back (about 2 GB/s: a
+#: loaded two-core machine), and a worker's fixed cost (its state, its thread)
+BYTE_SECONDS = 0.5e-9
+WORKER_SECONDS = 1e-3
+#: one-worker launches after which a split that was slower is tried again
+RETRY_SPLIT = 32
+
+
+def _shape(info, args: list) -> tuple:
+    """What a launch's cost per thread depends on besides the kernel: its geometry and its arrays' shapes."""
+    return (tuple(info.grid), tuple(info.block), tuple(a.shape for a in args if isinstance(a, np.ndarray)))
+
+
+def _worth_splitting(ck: CompiledKernel, shape: tuple, info, args: list, workers: int) -> bool:
+    """Is the launch faster on ``workers`` threads than on one? Each worker keeps its own race records of every
+    tracked global array (tens of bytes per element), which one thread must not share with another, and the
+    check that no two touched one element reads them all back; the arrays the kernel writes are copied first
+    (to run again on one thread if they did). A light kernel over large arrays (a map: a few nanoseconds of
+    work per element, 24 bytes of records) pays more for that than a second core saves; a kernel with loops
+    gains nearly half. The work is what one thread of this kernel cost in its last warm one-worker launch of
+    this ``shape`` (none yet: one worker, which measures it). Where a split launch was measured too, the faster
+    of the two decides: on a machine whose other cores are busy, a second thread gains nothing and costs its
+    records."""
+    if SPLIT == "always":
+        return True
+    one, split, _ = ck.timings.get(shape, (None, None, 0))
+    if one is None:
+        return False
+    if split is not None:
+        return split < one
+    records = 0
+    for slot in ck.gen.slots:
+        if slot.kind != "param":
+            continue
+        arr = args[slot.params[0]]
+        records += arr.size * 8 * (3 * slot.need_w + 5 * slot.need_a + 5 * slot.need_r)
+        if slot.writes or slot.atomics:
+            records += arr.nbytes
+    saved = one * info.num_threads * (1 - 1 / workers)
+    return saved > records * BYTE_SECONDS + (workers - 1) * WORKER_SECONDS
 
 
 def check_supported(module: N.Module) -> str | None:
