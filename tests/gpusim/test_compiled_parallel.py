@@ -6,8 +6,15 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
 from gpusim.backends.compiled import driver
+
+
+@pytest.fixture(autouse=True)
+def assumed_memory_speed(monkeypatch):
+    """The cost of a byte of records as assumed before any launch measured it (2 GB/s, cleared and read)."""
+    monkeypatch.setattr(driver, "_byte_seconds", None)
 
 
 def _map_kernel(lane_seconds, split_seconds=None):
@@ -47,6 +54,13 @@ def test_a_kernel_not_yet_measured_runs_on_one_thread():
 def test_what_one_launch_shape_measured_does_not_decide_another():
     ck = _map_kernel(1e-6)
     assert not driver._worth_splitting(ck, (INFO.grid, INFO.block, ((N * 2,), (N * 2,))), INFO, ARGS, 2)
+
+
+def test_the_memory_speed_a_launch_measured_decides():
+    ck = _map_kernel(1e-7)      # saves 52 ms on two threads; 28 MiB of records at 2 GB/s cost 15 ms
+    assert split(ck, INFO, ARGS, 2)
+    driver._byte_seconds = 4e-9   # a launch found memory at 250 MB/s: 117 ms
+    assert not split(ck, INFO, ARGS, 2)
 
 
 def test_a_split_measured_slower_than_one_thread_is_not_repeated():

@@ -29,8 +29,8 @@ counts, the phase trace — by running the same schedule:
   the trace rows; ``results.py`` hands the totals to the same observer objects the lanes back end feeds,
   whose ``finish`` writes the report.
 
-* **Both cores.** Chunks run on several threads (``parallel.py``, ``GPUSIM_THREADS``), each on private
-  records merged in chunk order; when two threads' chunks touched one global element with a write, the
+* **Both cores.** Chunks run on several threads where that pays (``parallel.py``, ``GPUSIM_THREADS``), each
+  on private records merged in chunk order; when two threads' chunks touched one global element with a write, the
   launch runs again on one thread, so the report never depends on the thread count and races between
   blocks of different chunks are found as always.
 

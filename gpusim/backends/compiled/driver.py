@@ -260,8 +260,14 @@ def _clear(a):
 
 def _run(ck: CompiledKernel, st: dict) -> None:
     gen = ck.gen
-    for a in st.pop("dirty_", ()):
-        _clear(a.reshape(-1))
+    dirty = st.pop("dirty_", ())
+    if dirty:
+        t0 = time.perf_counter()
+        for a in dirty:
+            _clear(a.reshape(-1))
+        nbytes = sum(a.nbytes for a in dirty)
+        if nbytes >= 1 << 20:   # enough to time
+            st["clear_rate"] = (time.perf_counter() - t0) / nbytes
     slot_arrays = {}
     for slot in gen.slots:
         for what in SLOT_ARRAYS:
@@ -306,6 +312,9 @@ def execute(ck: CompiledKernel, info, args: list, addresses: dict[int, int], max
         if len(ck.timings) > 64 and shape not in ck.timings:
             ck.timings.clear()
         t = ck.timings.setdefault(shape, [None, None, 0])
+        if "clear_rate" in st:
+            global _byte_seconds
+            _byte_seconds = 2 * st["clear_rate"]      # cleared, then read back
         per_lane = st["run_seconds"] / info.num_threads
         if workers > 1:
             t[1], t[2] = per_lane, 0
@@ -323,10 +332,12 @@ def execute(ck: CompiledKernel, info, args: list, addresses: dict[int, int], max
 #: "auto": split a launch over workers where that pays (``_worth_splitting``); "always": wherever it has two
 #: chunks (the tests of the parallel path)
 SPLIT = "auto"
-#: what a byte of a worker's records of the global arrays costs to clear and to read back (about 2 GB/s: a
-#: loaded two-core machine), and a worker's fixed cost (its state, its thread)
+#: what a byte of a worker's records of the global arrays costs to clear and to read back until a launch has
+#: measured it (about 2 GB/s: a loaded two-core machine), and a worker's fixed cost (its state, its thread)
 BYTE_SECONDS = 0.5e-9
 WORKER_SECONDS = 1e-3
+#: the same, measured: twice what clearing the records of the last launch cost per byte (None: not yet)
+_byte_seconds: float | None = None
 #: one-worker launches after which a split that was slower is tried again
 RETRY_SPLIT = 32
 
@@ -362,7 +373,8 @@ def _worth_splitting(ck: CompiledKernel, shape: tuple, info, args: list, workers
         if slot.writes or slot.atomics:
             records += arr.nbytes
     saved = one * info.num_threads * (1 - 1 / workers)
-    return saved > records * BYTE_SECONDS + (workers - 1) * WORKER_SECONDS
+    per_byte = BYTE_SECONDS if _byte_seconds is None else _byte_seconds
+    return saved > records * per_byte + (workers - 1) * WORKER_SECONDS
 
 
 def check_supported(module: N.Module) -> str | None:
