@@ -67,3 +67,4 @@ def test_a_split_measured_slower_than_one_thread_is_not_repeated():
     # a machine whose other cores are busy: the split launch cost more per thread than the one-worker launch
     assert not split(_map_kernel(1e-6, split_seconds=1.2e-6), INFO, ARGS, 2)
     assert split(_map_kernel(1e-6, split_seconds=0.6e-6), INFO, ARGS, 2)
+

@@ -94,9 +94,8 @@ def generate(module: N.Module, alias: tuple[int, ...], instrument: bool, trace: 
         ck = per.get(key)
         if ck is None:
             check_module(module)
-            gen = KernelGen(module, alias, instrument, trace)
             try:
-                text = gen.generate()
+                gen, text = _generate(module, alias, instrument, trace)
             except RecursionError:
                 raise NotCompiled("the kernel is nested too deeply to compile") from None
             k = cache.key_of(text)
@@ -107,6 +106,23 @@ def generate(module: N.Module, alias: tuple[int, ...], instrument: bool, trace: 
                                   "bug: please report it)") from None
             ck = per[key] = CompiledKernel(module.entry.py_name, module, gen, text, k, mod.run, instrument, trace)
     return ck
+
+
+def _generate(module: N.Module, alias: tuple[int, ...], instrument: bool, trace: bool) -> tuple[KernelGen, str]:
+    """The generator and text of a kernel. A global array's accesses learn that it has race records (it is
+    written somewhere) only once a write of it is generated: a read generated before that would not stage its
+    elements, while the run keeps the array's read records and replays the read from unstaged (garbage) slots,
+    out of bounds. So an array both read and written is generated again, knowing from the start."""
+    gen = KernelGen(module, alias, instrument, trace)
+    text = gen.generate()
+    late = {i: set(slot.kinds) for i, slot in gen.param_slots.items()
+            if "ld" in slot.kinds and (slot.writes or slot.atomics)}
+    if not late:
+        return gen, text
+    gen = KernelGen(module, alias, instrument, trace)
+    for i, kinds in late.items():
+        gen.param_slots[i].kinds |= kinds
+    return gen, gen.generate()
 
 
 _GEOMETRY: dict[tuple, dict[str, np.ndarray]] = {}
