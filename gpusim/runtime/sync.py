@@ -16,6 +16,22 @@ from ..device import FULL_MASK, WARP_SIZE
 from ..faults import BarrierDivergence
 
 
+def mask_leaves_out(what: str, lane: int, mask: int) -> str:
+    """The summary of a ``*_sync`` call executed by a lane its mask leaves out (both back ends report it)."""
+    return (f"{what} is executed by lane {lane}, which its mask (0x{mask & 0xFFFFFFFF:08x}) leaves out: a lane "
+            "that executes a *_sync call must be in its mask. PTX leaves the result undefined; on an H200 such "
+            "a kernel ran with no error and compute-sanitizer's synccheck reported nothing, so the GPU "
+            "will not tell you.")
+
+
+def mask_names_absent(what: str, need: int, act: int) -> str:
+    """The summary of a ``*_sync`` call whose mask names live lanes that do not execute it (``need``: the live
+    lanes of the mask, ``act``: those executing it)."""
+    missing = [i for i in range(WARP_SIZE) if (need >> i) & 1 and not (act >> i) & 1]
+    return (f"{what} names lanes {missing[:8]}{'...' if len(missing) > 8 else ''} of the warp in its mask "
+            f"(0x{need:08x}) but they are not executing it: every lane named in the mask must take part.")
+
+
 class Synchronisation:
     # -- barriers -------------------------------------------------------------------------------------
     def _block_view(self, v):
@@ -151,11 +167,8 @@ class Synchronisation:
         if outside.any():
             k = int(np.flatnonzero(outside)[0])
             mk = int(maskv if maskv.ndim == 0 else maskv[k])
-            self.record(BarrierDivergence(
-                f"{what} is executed by lane {int(self.laneid[k])}, which its mask (0x{mk:08x}) leaves out: a lane "
-                "that executes a *_sync call must be in its mask. PTX leaves the result undefined; on an H200 such "
-                "a kernel ran with no error and compute-sanitizer's synccheck reported nothing, so the GPU "
-                "will not tell you."), line, k, None, None, ("mask",))
+            self.record(BarrierDivergence(mask_leaves_out(what, int(self.laneid[k]), mk)), line, k, None, None,
+                        ("mask",))
         act = self._warp_bits(m)
         exist = np.where(self.warp_size_of >= WARP_SIZE, np.uint64(FULL_MASK),
                          (np.uint64(1) << self.warp_size_of.astype(np.uint64)) - np.uint64(1)).astype(np.uint32)
@@ -166,11 +179,7 @@ class Synchronisation:
             k = int(np.flatnonzero(bad)[0])
             needk = int(need if np.ndim(need) == 0 else need[k])
             actk = int(act[k])
-            missing = [i for i in range(WARP_SIZE) if (needk >> i) & 1 and not (actk >> i) & 1]
-            f = BarrierDivergence(
-                f"{what} names lanes {missing[:8]}{'...' if len(missing) > 8 else ''} of the warp in its mask "
-                f"(0x{needk:08x}) but they are not executing it: every lane named in the mask must take part.")
-            self.record(f, line, k, None, None)
+            self.record(BarrierDivergence(mask_names_absent(what, needk, actk)), line, k, None, None)
         return act
 
     def syncwarp(self, m, mask, line):

@@ -30,8 +30,8 @@ counts, the phase trace — by running the same schedule:
   block, atomics per address, shared-atomic passes) per warp in the same replay; ``results.py`` hands the
   totals to the same observer objects the lanes back end feeds, whose ``finish`` writes the report.
 
-* **Both cores.** Chunks run on several threads (``parallel.py``, ``GPUSIM_THREADS``), each on private
-  records merged in chunk order; when two threads' chunks touched one global element with a write, the
+* **Both cores.** Chunks run on several threads where that pays (``parallel.py``, ``GPUSIM_THREADS``), each
+  on private records merged in chunk order; when two threads' chunks touched one global element with a write, the
   launch runs again on one thread (an instrumented one also when two threads' chunks touched one 64-byte
   segment: which chunk touched it first decides a DRAM or an L2 round), so the report never depends on the
   thread count and races between blocks of different chunks are found as always.
@@ -53,6 +53,9 @@ Compiled code is cached on disk (``cache.py``): a second process pays no compile
 
 from __future__ import annotations
 
+from . import cache
 from .values import NotCompiled
+
+cache.refresh_helper_cache()   # before any of the package's compiled helpers loads from numba's cache
 
 __all__ = ["NotCompiled"]

@@ -8,10 +8,11 @@ import os
 import threading
 import time
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from ...device import WARP_SIZE
 from ...ir import nodes as N
@@ -70,6 +71,9 @@ class CompiledKernel:
     instrument: bool
     trace: bool
     compiled: bool = False      # the machine code is loaded (this process has run it once)
+    #: per launch shape (``_shape``): what a thread cost in the last warm launch on one worker, the same of
+    #: the last split one, and one-worker launches since then
+    timings: dict = field(default_factory=dict)
 
     @property
     def warm(self) -> bool:
@@ -91,9 +95,8 @@ def generate(module: N.Module, alias: tuple[int, ...], instrument: bool, trace: 
         ck = per.get(key)
         if ck is None:
             check_module(module)
-            gen = KernelGen(module, alias, instrument, trace)
             try:
-                text = gen.generate()
+                gen, text = _generate(module, alias, instrument, trace)
             except RecursionError:
                 raise NotCompiled("the kernel is nested too deeply to compile") from None
             k = cache.key_of(text)
@@ -104,6 +107,23 @@ def generate(module: N.Module, alias: tuple[int, ...], instrument: bool, trace: 
                                   "bug: please report it)") from None
             ck = per[key] = CompiledKernel(module.entry.py_name, module, gen, text, k, mod.run, instrument, trace)
     return ck
+
+
+def _generate(module: N.Module, alias: tuple[int, ...], instrument: bool, trace: bool) -> tuple[KernelGen, str]:
+    """The generator and text of a kernel. A global array's accesses learn that it has race records (it is
+    written somewhere) only once a write of it is generated: a read generated before that would not stage its
+    elements, while the run keeps the array's read records and replays the read from unstaged (garbage) slots,
+    out of bounds. So an array both read and written is generated again, knowing from the start."""
+    gen = KernelGen(module, alias, instrument, trace)
+    text = gen.generate()
+    late = {i: set(slot.kinds) for i, slot in gen.param_slots.items()
+            if "ld" in slot.kinds and (slot.writes or slot.atomics)}
+    if not late:
+        return gen, text
+    gen = KernelGen(module, alias, instrument, trace)
+    for i, kinds in late.items():
+        gen.param_slots[i].kinds |= kinds
+    return gen, gen.generate()
 
 
 _GEOMETRY: dict[tuple, dict[str, np.ndarray]] = {}
@@ -224,7 +244,11 @@ def build_state(ck: CompiledKernel, info, args: list, addresses: dict[int, int],
         if slot.kind in ("param", "shared"):
             rows = size if slot.kind == "param" else per_chunk * size
             for what, need, cols in (("w", slot.need_w, 3), ("a", slot.need_a, 5), ("r", slot.need_r, 5)):
-                st[slot.arr(what)] = np.zeros((rows if need else 0, cols), np.int64)
+                if slot.kind == "param" and need:   # tens of bytes per element: cleared by the thread that runs it
+                    st[slot.arr(what)] = rec = np.empty((rows, cols), np.int64)
+                    st.setdefault("dirty_", []).append(rec)
+                else:
+                    st[slot.arr(what)] = np.zeros((rows if need else 0, cols), np.int64)
         # counts only where the array's sites read (loads, atomics) or write (stores, atomics)
         reads, writes = instrument and bool(slot.kinds - {"st"}), instrument and bool(slot.kinds - {"ld"})
         st[slot.arr("cr")] = np.zeros(nth if reads else 0, np.int32)
@@ -258,8 +282,22 @@ SHARED_BY_WORKERS = ("BT", "WBT", "PH", "RW", "RB", "RSS", "tx_", "ty_", "tz_", 
                      "BASE", "SEG0")
 
 
+@njit(cache=True, nogil=True)
+def _clear(a):
+    for i in range(a.size):
+        a[i] = 0
+
+
 def _run(ck: CompiledKernel, st: dict) -> None:
     gen = ck.gen
+    dirty = st.pop("dirty_", ())
+    if dirty:
+        t0 = time.perf_counter()
+        for a in dirty:
+            _clear(a.reshape(-1))
+        nbytes = sum(a.nbytes for a in dirty)
+        if nbytes >= 1 << 20:   # enough to time
+            st["clear_rate"] = (time.perf_counter() - t0) / nbytes
     slot_arrays = {}
     for slot in gen.slots:
         for what in SLOT_ARRAYS:
@@ -289,6 +327,9 @@ def execute(ck: CompiledKernel, info, args: list, addresses: dict[int, int], max
     per_chunk = max(1, chunk_lanes // T)
     nchunks = -(-info.num_blocks // per_chunk)
     workers = min(threads() if workers is None else workers, nchunks)
+    shape = _shape(info, args)
+    if workers > 1 and not _worth_splitting(ck, shape, info, args, workers):
+        workers = 1
     t0 = time.perf_counter()
     st = None
     if workers > 1:
@@ -298,10 +339,73 @@ def execute(ck: CompiledKernel, info, args: list, addresses: dict[int, int], max
         _run(ck, st)
         st["workers"] = 1
     st["run_seconds"] = time.perf_counter() - t0
+    if ck.compiled:
+        if len(ck.timings) > 64 and shape not in ck.timings:
+            ck.timings.clear()
+        t = ck.timings.setdefault(shape, [None, None, 0])
+        if "clear_rate" in st:
+            global _byte_seconds
+            _byte_seconds = 2 * st["clear_rate"]      # cleared, then read back
+        per_lane = st["run_seconds"] / info.num_threads
+        if workers > 1:
+            t[1], t[2] = per_lane, 0
+        else:
+            t[0] = per_lane
+            t[2] += 1
+            if t[2] >= RETRY_SPLIT:   # the machine may have a free core again
+                t[1] = None
     if not ck.compiled:
         ck.compiled = True
         cache.mark_warm(ck.key)
     return st
+
+
+#: "auto": split a launch over workers where that pays (``_worth_splitting``); "always": wherever it has two
+#: chunks (the tests of the parallel path)
+SPLIT = "auto"
+#: what a byte of a worker's records of the global arrays costs to clear and to read back until a launch has
+#: measured it (about 2 GB/s: a loaded two-core machine), and a worker's fixed cost (its state, its thread)
+BYTE_SECONDS = 0.5e-9
+WORKER_SECONDS = 1e-3
+#: the same, measured: twice what clearing the records of the last launch cost per byte (None: not yet)
+_byte_seconds: float | None = None
+#: one-worker launches after which a split that was slower is tried again
+RETRY_SPLIT = 32
+
+
+def _shape(info, args: list) -> tuple:
+    """What a launch's cost per thread depends on besides the kernel: its geometry and its arrays' shapes."""
+    return (tuple(info.grid), tuple(info.block), tuple(a.shape for a in args if isinstance(a, np.ndarray)))
+
+
+def _worth_splitting(ck: CompiledKernel, shape: tuple, info, args: list, workers: int) -> bool:
+    """Is the launch faster on ``workers`` threads than on one? Each worker keeps its own race records of every
+    tracked global array (tens of bytes per element), which one thread must not share with another, and the
+    check that no two touched one element reads them all back; the arrays the kernel writes are copied first
+    (to run again on one thread if they did). A light kernel over large arrays (a map: a few nanoseconds of
+    work per element, 24 bytes of records) pays more for that than a second core saves; a kernel with loops
+    gains nearly half. The work is what one thread of this kernel cost in its last warm one-worker launch of
+    this ``shape`` (none yet: one worker, which measures it). Where a split launch was measured too, the faster
+    of the two decides: on a machine whose other cores are busy, a second thread gains nothing and costs its
+    records."""
+    if SPLIT == "always":
+        return True
+    one, split, _ = ck.timings.get(shape, (None, None, 0))
+    if one is None:
+        return False
+    if split is not None:
+        return split < one
+    records = 0
+    for slot in ck.gen.slots:
+        if slot.kind != "param":
+            continue
+        arr = args[slot.params[0]]
+        records += arr.size * 8 * (3 * slot.need_w + 5 * slot.need_a + 5 * slot.need_r)
+        if slot.writes or slot.atomics:
+            records += arr.nbytes
+    saved = one * info.num_threads * (1 - 1 / workers)
+    per_byte = BYTE_SECONDS if _byte_seconds is None else _byte_seconds
+    return saved > records * per_byte + (workers - 1) * WORKER_SECONDS
 
 
 def check_supported(module: N.Module) -> str | None:

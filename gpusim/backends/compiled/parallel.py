@@ -15,6 +15,11 @@ restored and the launch runs again on one thread, which finds and reports it as 
 launch also runs again when two workers touched one 64-byte segment of a global array: the latency rounds'
 DRAM rounds depend on which chunk touched it first. So the report never
 depends on the number of threads, and races between blocks of different chunks are still found.
+
+A launch is split only where that pays (``driver._worth_splitting``): the private race records are tens of
+bytes per element of every written global array, which a light kernel (a map) spends more time clearing and
+checking than a second core saves; and where a split launch of this kernel and shape was measured slower than
+one worker (a machine whose other cores are busy), it runs on one.
 """
 
 from __future__ import annotations
@@ -49,37 +54,51 @@ def _ranges(nblocks: int, per_chunk: int, nchunks: int, workers: int) -> list[tu
 
 
 @njit(cache=True, nogil=True)
-def _touch(w, a, r, size, touched, wrote):
-    """Count one worker's accesses into ``touched`` (workers per element) and ``wrote`` (a worker wrote it)."""
-    for e in range(size):
-        wr = (w.shape[0] > 0 and w[e, 0] != 0) or (a.shape[0] > 0 and a[e, 0] != 0)
-        if wr or (r.shape[0] > 0 and r[e, 0] != 0):
-            touched[e] += 1
-        if wr:
-            wrote[e] = True
-
-
-@njit(cache=True, nogil=True)
-def _shared_write(touched, wrote) -> bool:
-    for e in range(touched.size):
-        if touched[e] >= 2 and wrote[e]:
+def _shared_write(ws, as_, rs, lo, hi) -> bool:
+    """Did two workers touch one element of ``[lo, hi)`` of a global array, at least one of them writing it?
+    ``ws``/``as_``/``rs``: each worker's write, atomic and read records of the array (no rows: not kept)."""
+    for e in range(lo, hi):
+        touched = 0
+        wrote = False
+        for k in range(len(ws)):
+            wr = (ws[k].shape[0] > 0 and ws[k][e, 0] != 0) or (as_[k].shape[0] > 0 and as_[k][e, 0] != 0)
+            if wr or (rs[k].shape[0] > 0 and rs[k][e, 0] != 0):
+                touched += 1
+                wrote = wrote or wr
+        if touched >= 2 and wrote:
             return True
     return False
 
 
 def _conflict(gen, states) -> bool:
-    """Did two workers touch one element of a global array, at least one writing it?"""
+    """Did two workers touch one element of a global array, at least one writing it? Each worker's thread looks
+    at its share of the elements (the records are tens of bytes per element: one pass over them all is most of
+    the cost of running a light kernel twice)."""
+    jobs = []
     for slot in gen.slots:
         if slot.kind != "param" or not slot.tracked:
             continue
+        recs = tuple(tuple(st[slot.arr(x)] for st in states) for x in ("w", "a", "r"))
         size = states[0][slot.data].size
-        touched = np.zeros(size, np.int32)
-        wrote = np.zeros(size, np.bool_)
-        for st in states:
-            _touch(*(st[slot.arr(x)] for x in ("w", "a", "r")), size, touched, wrote)
-        if _shared_write(touched, wrote):
-            return True
-    return False
+        jobs.append((recs, size))
+    if not jobs:
+        return False
+    found = []
+
+    def look(part: int, parts: int) -> None:
+        for recs, size in jobs:
+            if _shared_write(*recs, part * size // parts, (part + 1) * size // parts):
+                found.append(True)
+                return
+
+    parts = len(states)
+    pool = [threading.Thread(target=look, args=(k, parts)) for k in range(1, parts)]
+    for t in pool:
+        t.start()
+    look(0, parts)
+    for t in pool:
+        t.join()
+    return bool(found)
 
 
 def _first_touch_shared(gen, states) -> bool:

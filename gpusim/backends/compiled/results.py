@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...device import WARP_SIZE
 from ...faults import (
     BarrierDivergence,
     DataRace,
@@ -28,6 +27,7 @@ from ...observe.rounds import RoundsObserver
 from ...observe.trace import TraceObserver
 from ...report import LaunchReport
 from ...runtime.core import timeout
+from ...runtime.sync import mask_leaves_out, mask_names_absent
 from .layout import (
     F_GTID,
     F_KEY,
@@ -187,17 +187,10 @@ def build_faults(gen, st, rec: Recorder, shapes: dict[int, tuple]) -> list[Kerne
                              + (", and leaves the kernel without doing anything else" if leaving else ""))
             out.append(rec.fill(f, line, g, None, None, count))
         elif kind == FK_MASK_OUT:
-            f = BarrierDivergence(
-                f"{WHAT[p[2]]} is executed by lane {p[0]}, which its mask (0x{p[1] & 0xFFFFFFFF:08x}) leaves out: a "
-                "lane that executes a *_sync call must be in its mask (compute-sanitizer's synccheck reports this as "
-                "an invalid argument).")
+            f = BarrierDivergence(mask_leaves_out(WHAT[p[2]], p[0], p[1]))
             out.append(rec.fill(f, line, g, None, None, count))
         elif kind == FK_MASK_MISS:
-            need, act = p[0], p[1]
-            missing = [i for i in range(WARP_SIZE) if (need >> i) & 1 and not (act >> i) & 1]
-            f = BarrierDivergence(
-                f"{WHAT[p[2]]} names lanes {missing[:8]}{'...' if len(missing) > 8 else ''} of the warp in its mask "
-                f"(0x{need:08x}) but they are not executing it: every lane named in the mask must take part.")
+            f = BarrierDivergence(mask_names_absent(WHAT[p[2]], p[0], p[1]))
             out.append(rec.fill(f, line, g, None, None, count))
         elif kind == FK_SHFL_SRC:
             why = "has returned" if p[2] else "is not executing this shuffle (another branch)"
