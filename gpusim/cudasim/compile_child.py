@@ -19,7 +19,7 @@ import sys
 def _missing(error: BaseException) -> bool:
     """Is this numba-cuda saying that its NVVM, NVRTC or CUDA headers are not installed?"""
     names = {type(e).__name__ for e in (error, error.__cause__, error.__context__) if e is not None}
-    if names & {"NvvmSupportError", "NvrtcSupportError"}:
+    if names & {"NvvmSupportError", "NvrtcSupportError", "DynamicLibNotFoundError"}:
         return True
     text = str(error).lower()
     return any(w in text for w in ("libnvvm", "nvvm cannot be found", "libnvrtc", "cuda_fp16.h"))
