@@ -10,8 +10,8 @@ driver, NVVM and compiler modules in ``sys.modules`` under numba.cuda's names wh
 
 A simulator kernel the function calls (a ``cuda.jit(device=True)`` function) becomes numba-cuda's own in the
 child. The compute capability is the one given, else 9.0 (the H200 gpusim models; ``*_for_current_device``
-and ``inspect_asm`` use it too). Each call starts one child: about two seconds, most of it importing
-numba.cuda (measured in the report of this module's commit). Compiling needs numba-cuda's NVVM (the
+and ``inspect_asm`` use it too). Each call starts one child: 1.8 s on this project's 2-core machine, most of
+it importing numba.cuda; the same request twice is answered from memory. Compiling needs numba-cuda's NVVM (the
 optional extra ``gpu-puzzles[ptx]``); where it is absent the call raises a ``RuntimeError`` that says so.
 """
 
@@ -73,6 +73,9 @@ def _child_environment() -> dict:
     return env
 
 
+_answers: dict[bytes, Any] = {}  # request (pickled) -> the compiler's answer: strings and types, immutable
+
+
 def run_compiler(request: dict) -> Any:
     """Send one request to numba-cuda's compiler in a child process; its answer, or its error raised here."""
     try:
@@ -80,6 +83,12 @@ def run_compiler(request: dict) -> Any:
     except Exception as e:
         raise RuntimeError(f"gpusim cannot send this function to numba-cuda's compiler: {type(e).__name__}: {e}") \
             from None
+    if data not in _answers:
+        _answers[data] = _compiled(data)
+    return _answers[data]
+
+
+def _compiled(data: bytes) -> Any:
     try:
         done = subprocess.run([sys.executable, str(CHILD)], input=data, capture_output=True,
                               env=_child_environment(), timeout=TIMEOUT_S, check=False)
