@@ -3,7 +3,7 @@
 numba's simulator stubs out ``numba.cuda.compile_ptx``, ``compile_ptx_for_current_device``, ``compile``,
 ``compile_for_current_device`` and ``compile_all`` (``None``), and its kernels have no ``inspect_llvm`` or
 ``inspect_asm``. Under the drop-in they are numba-cuda's own: the function goes, pickled by cloudpickle (by
-reference where its module can be imported, else by value with the globals and closure it uses), to a child
+value, with the globals and closure it uses; modules, and numba's and NumPy's own functions, by name), to a child
 Python without ``NUMBA_ENABLE_CUDASIM`` (``compile_child.py``), where ``numba.cuda`` is numba-cuda's
 compiler, and what it gives comes back. The two cannot share one process: numba's simulator puts its own
 driver, NVVM and compiler modules in ``sys.modules`` under numba.cuda's names when it is imported.
@@ -22,6 +22,7 @@ import os
 import pickle
 import subprocess
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,14 @@ def _rebuilder():
     return rebuild_kernel
 
 
+def _library(module: str | None) -> bool:
+    """Is a function of this module one the child imports by name? numba's, numba-cuda's and NumPy's, not
+    their tests: a user's module, a test module, may do at import what needs a GPU (numba-cuda's
+    ``test_warp_ops`` asks for the current device's compute capability in its class body), or be ``__main__``."""
+    top = (module or "").split(".")[0]
+    return top in ("numba", "numba_cuda", "numpy") and ".tests" not in module
+
+
 def _pickled(request: dict) -> bytes:
     from numba.cuda import cloudpickle
     from numba.cuda.simulator.kernel import FakeCUDAKernel
@@ -58,6 +67,8 @@ def _pickled(request: dict) -> bytes:
             if isinstance(obj, FakeCUDAKernel):
                 options = {"fastmath": obj._fastmath} if obj._fastmath else {}
                 return rebuild, (obj.py_func, obj._device, options)
+            if isinstance(obj, types.FunctionType) and not _library(obj.__module__):
+                return self._dynamic_function_reduce(obj)  # by value: its module may not import there
             return super().reducer_override(obj)
 
     buffer = io.BytesIO()
