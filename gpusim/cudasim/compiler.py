@@ -84,7 +84,7 @@ def _child_environment() -> dict:
     return env
 
 
-_answers: dict[bytes, Any] = {}  # request (pickled) -> the compiler's answer: strings and types, immutable
+_answers: dict[tuple, Any] = {}  # request -> the compiler's answer: strings and types, immutable
 
 
 def run_compiler(request: dict) -> Any:
@@ -94,9 +94,13 @@ def run_compiler(request: dict) -> Any:
     except Exception as e:
         raise RuntimeError(f"gpusim cannot send this function to numba-cuda's compiler: {type(e).__name__}: {e}") \
             from None
-    if data not in _answers:
-        _answers[data] = _compiled(data)
-    return _answers[data]
+    # the function's pickle and the rest's repr: a numba type's pickle carries a count that changes when
+    # ``int32[:]`` is made again, its repr does not
+    key = (_pickled({"function": request.get("function")}),
+           repr(sorted((k, v) for k, v in request.items() if k != "function")))
+    if key not in _answers:
+        _answers[key] = _compiled(data)
+    return _answers[key]
 
 
 def _compiled(data: bytes) -> Any:

@@ -46,6 +46,11 @@ def main() -> None:
         ptx, resty = compile_ptx(shuffle_down, (int32[:], int32), cc=(10, 0))
         found["targets"] = [line.split()[1] for line in ptx.splitlines() if line.startswith(".target")]
         found["resty"] = str(resty)
+        from gpusim.cudasim import compiler
+
+        before = len(compiler._answers)
+        again = compile_ptx(shuffle_down, (int32[:], int32), cc=(10, 0))[0]  # a new int32[:]: the same request
+        found["asked_again"] = [again == ptx, len(compiler._answers) - before]
         found["default_targets"] = [line.split()[1] for line in cuda.compile_ptx(halve_all, (float32[:],))[0]
                                     .splitlines() if line.startswith(".target")]
         eager = cuda.jit("void(int32[:], int32)")(shuffle_down)

@@ -56,6 +56,7 @@ def test_compile_ptx_is_numba_cudas_for_the_compute_capability_given_or_9_0(foun
     assert found["targets"] == ["sm_100"]
     assert found["resty"] == "none"  # a kernel: numba-cuda's compile_ptx gives (ptx, none)
     assert found["default_targets"] == ["sm_90"]
+    assert found["asked_again"] == [True, 0]  # the same request again: answered from memory, no new child
 
 
 @needs_nvvm
