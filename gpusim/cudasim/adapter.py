@@ -42,7 +42,7 @@ from ..frontend.compiler import DEBUG_MARK, SIMULATOR_MARK
 from ..frontend.names import CapturedDeviceArray
 from ..frontend.source import remember_exec_sources
 from ..launch import arg_type, compile_kernel, cooperative_max_blocks, launch
-from . import alignment, budget, pointers, xoroshiro
+from . import alignment, budget, compiler, pointers, xoroshiro
 from .policy import FaultPolicy, as_raised, is_limitation, kind_of, report_line
 
 
@@ -120,6 +120,7 @@ def attach(mode: str = "fallback", faults: str | None = None) -> None:
 
     FakeCUDAArray.__cuda_array_interface__ = property(pointers.array_interface)
     kernel.FakeOverload.max_cooperative_grid_blocks = _max_cooperative_grid_blocks
+    compiler.attach(_patched)  # compile_ptx, inspect_llvm...: numba-cuda's real compiler, in a child process
     for mod in (api, simulator, sys.modules["numba.cuda"]):  # still being imported: not yet numba's attribute
         if getattr(mod, "jit", None) is original_jit:
             mod.jit = jit
@@ -149,6 +150,7 @@ def detach() -> None:
     if "random_init" in _patched:
         sys.modules["numba.cuda.random"].init_xoroshiro128p_states_cpu = _patched["random_init"]
     kernel.FakeOverload.max_cooperative_grid_blocks = _patched["cooperative"]
+    compiler.detach(_patched)
     for mod in (api, simulator, sys.modules["numba.cuda"]):
         if getattr(mod, "jit", None) is not None and getattr(mod.jit, "__wrapped__", None) is _patched["jit"]:
             mod.jit = _patched["jit"]
@@ -198,6 +200,7 @@ def _launch(kernel: Any, args: tuple, original_call: Any) -> Any:
     except Exception as e:  # anything gpusim raises before a thread runs: it cannot run this launch
         return _cannot_run(kernel, e, None, args, original_call, saved, t0)
     kernel.last_report = report
+    _remember_types(kernel, unwrapped)
     limitation = next((f for f in report.faults if is_limitation(f)), None)
     if limitation is not None:  # whatever the policy: the results of this launch cannot be trusted
         return _cannot_run(kernel, limitation, limitation, args, original_call, saved, t0)
@@ -213,6 +216,20 @@ def _launch(kernel: Any, args: tuple, original_call: Any) -> Any:
     finally:
         _stats.gpusim_seconds += time.perf_counter() - t0
     return None
+
+
+def _remember_types(kernel: Any, values: list) -> None:
+    """A lazily compiled kernel's signatures are its launches' argument types (numba's typeof), as numba-cuda
+    files them: ``inspect_llvm()`` compiles these."""
+    if getattr(kernel, "_gpusim_signature", None) is not None:
+        return
+    try:
+        from numba import typeof
+
+        sig = tuple(typeof(v) for v in values)
+    except Exception:  # an argument numba cannot type: nothing to compile for
+        return
+    kernel.__dict__.setdefault("_gpusim_launched", {})[sig] = None
 
 
 def _alignment_refused(kernel: Any, values: list) -> RuntimeError | None:
