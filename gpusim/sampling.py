@@ -28,7 +28,7 @@ What a sample distorts, and how this one is drawn so that it does not:
   their outputs as they were, so a later launch reads those (counts rarely depend on the values read).
 
 The sample size comes from a budget of *steps* (``launch``'s deterministic measure of work, about a
-nanosecond of simulation each): a probe launch of one block says what a block costs, and the runs are as
+nanosecond of simulation each): probe launches of one and two blocks say what a run costs, and the runs are as
 many and as long as the budget pays for. The same budget, kernel and inputs give the same sample on any
 machine.
 """
@@ -46,7 +46,7 @@ from .launch import launch
 from .workload import Workload
 
 #: a sample needs at least the probe, the warm-up run twice and this many runs after it
-MIN_RUNS = 8
+MIN_RUNS = 4
 #: counts that are maxima over blocks or addresses: the sample's stay (the others are sums, and scale)
 MAX_KEYS = ("_max", "gpusim__atomic_max_per_address")
 ATOMIC_KEYS = ("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum")
@@ -94,16 +94,21 @@ def sampled_workload(kernel: Any, grid: Any, block: Any, args: tuple, shared_mem
     if budget_steps is None:
         return whole()
     saved = _snapshot(args)
-    probe = run([(0, 1)])             # one block: what a block costs at most (it pays a chunk's fixed work alone)
+    one = run([(0, 1)])              # one block, then two: what a run costs, fixed part and per block
     _restore(saved)
-    nblocks, gx = probe.launch.num_blocks, probe.launch.grid[0]
-    length = run_length(nblocks, gx, probe.extra["chunk_blocks"], max(probe.steps, 1), budget_steps)
+    nblocks, gx, chunk = one.launch.num_blocks, one.launch.grid[0], one.extra["chunk_blocks"]
+    two = run([(0, min(2, nblocks))]) if nblocks > 1 else one
+    _restore(saved)
+    spent = one.steps + (two.steps if two is not one else 0)
+    per_block = max(two.steps - one.steps, 0)
+    cost = RunCost(max(one.steps - per_block, 0), per_block)
+    length = run_length(nblocks, gx, chunk, cost, budget_steps - spent)
     if length is None:
-        return whole(probe.steps)
+        return whole(spent)
     first = (0, length)
     alone = run([first])
     _restore(saved)
-    spent = probe.steps + alone.steps
+    spent += alone.steps
     per_run = max(alone.steps, 1)     # what a run costs, now measured on a whole run
     if nblocks / length * per_run <= budget_steps - spent:
         return whole(spent)
@@ -122,16 +127,37 @@ def sampled_workload(kernel: Any, grid: Any, block: Any, args: tuple, shared_mem
     return Sampled(work, nblocks, length + after, (first, *rest), spent + together.steps, list(together.faults))
 
 
-def run_length(nblocks: int, grid_x: int, chunk: int, steps_per_block: float, budget_steps: float) -> int | None:
-    """Blocks per run of a sample within ``budget_steps`` (``steps_per_block``: at most what a block costs),
-    or None where the whole launch fits the budget or a sample would cost about as much as it.
+@dataclass(frozen=True)
+class RunCost:
+    """Steps a run of blocks costs: a fixed part (work charged per chunk of blocks, whatever its size) and a
+    part per block."""
 
-    A run is ``chunk`` blocks (what gpusim runs at once, so a run's blocks run together as in the whole
-    launch), fewer where the budget would not pay for ``MIN_RUNS`` runs, the warm-up and the probe; rounded
-    down to whole grid rows where a row is shorter."""
-    if nblocks * steps_per_block <= budget_steps:
+    fixed: float
+    per_block: float
+
+    def of(self, blocks: int) -> float:
+        return self.fixed + self.per_block * blocks
+
+
+def run_length(nblocks: int, grid_x: int, chunk: int, cost: RunCost, budget_steps: float) -> int | None:
+    """Blocks per run of a sample within ``budget_steps``, or None where the whole launch fits the budget or a
+    sample would cost about as much as it.
+
+    A run is ``chunk`` blocks (what gpusim runs at once: a run's blocks run together, touch memory first
+    together, as in the whole launch) where the budget pays for the warm-up twice and ``MIN_RUNS`` runs;
+    else as long as it pays for, rounded down to whole grid rows where a row is shorter — but never so short
+    that the fixed part is most of a run's cost (then a shorter run saves little and distorts more: a chunk)."""
+    chunks = -(-nblocks // chunk)
+    if chunks * cost.of(chunk) <= budget_steps or chunks < 2 + MIN_RUNS:
         return None
-    length = min(chunk, max(1, int(budget_steps // (steps_per_block * (2 + MIN_RUNS)))))
+    runs = 2 + MIN_RUNS
+    if runs * cost.of(chunk) <= budget_steps:
+        length = chunk
+    else:
+        length = int(max(budget_steps / runs - cost.fixed, 0) // max(cost.per_block, 1))
+        if length < chunk and cost.fixed >= cost.per_block * max(length, 1):
+            length = chunk
+        length = max(1, min(chunk, length))
     if grid_x <= length:
         length -= length % grid_x
     if nblocks < (2 + MIN_RUNS) * length:
