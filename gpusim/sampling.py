@@ -47,6 +47,8 @@ from .workload import Workload
 
 #: a sample needs at least the probe, the warm-up run twice and this many runs after it
 MIN_RUNS = 4
+#: a run of whole grid rows may cost this many times its share of the budget (see ``run_length``)
+ROW_STRETCH = 3
 #: counts that are maxima over blocks or addresses: the sample's stay (the others are sums, and scale)
 MAX_KEYS = ("_max", "gpusim__atomic_max_per_address")
 ATOMIC_KEYS = ("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum")
@@ -96,18 +98,19 @@ def sampled_workload(kernel: Any, grid: Any, block: Any, args: tuple, shared_mem
     saved = _snapshot(args)
     one = run([(0, 1)])              # one block, then two: what a run costs, fixed part and per block
     _restore(saved)
-    nblocks, gx, chunk = one.launch.num_blocks, one.launch.grid[0], one.extra["chunk_blocks"]
+    nblocks, chunk = one.launch.num_blocks, one.extra["chunk_blocks"]
     two = run([(0, min(2, nblocks))]) if nblocks > 1 else one
     _restore(saved)
     spent = one.steps + (two.steps if two is not one else 0)
     per_block = max(two.steps - one.steps, 0)
     cost = RunCost(max(one.steps - per_block, 0), per_block)
-    length = run_length(nblocks, gx, chunk, cost, budget_steps - spent)
+    length = run_length(tuple(one.launch.grid), chunk, cost, budget_steps - spent)
     if length is None:
         return whole(spent)
     first = (0, length)
     alone = run([first])
     _restore(saved)
+    _refuse_atomics(alone)
     spent += alone.steps
     per_run = max(alone.steps, 1)     # what a run costs, now measured on a whole run
     if nblocks / length * per_run <= budget_steps - spent:
@@ -116,15 +119,23 @@ def sampled_workload(kernel: Any, grid: Any, block: Any, args: tuple, shared_mem
     if rest is None:
         return whole(spent)
     together = run([first, *rest])
-    if any(together.metrics.get(k) for k in ATOMIC_KEYS):
+    try:
+        _refuse_atomics(together)
+    except SamplingRefused:
         _restore(saved)
-        raise SamplingRefused(f"kernel {together.launch.kernel!r} combines its blocks' results with global "
-                              "atomics: the busiest address's count grows with the blocks, which a sample of them "
-                              "does not show")
+        raise
     after = sum(c for _, c in rest)
     factor = (nblocks - length) / after
     work = combine(Workload.of(alone), Workload.of(together), factor, _footprint(together))
-    return Sampled(work, nblocks, length + after, (first, *rest), spent + together.steps, list(together.faults))
+    return Sampled(work, nblocks, length + after, (first, *rest), spent + together.steps,
+                   list(together.faults) or list(alone.faults))
+
+
+def _refuse_atomics(report) -> None:
+    if any(report.metrics.get(k) for k in ATOMIC_KEYS):
+        raise SamplingRefused(f"kernel {report.launch.kernel!r} combines its blocks' results with global atomics: "
+                              "the busiest address's count grows with the blocks, which a sample of them does not "
+                              "show")
 
 
 @dataclass(frozen=True)
@@ -139,18 +150,22 @@ class RunCost:
         return self.fixed + self.per_block * blocks
 
 
-def run_length(nblocks: int, grid_x: int, chunk: int, cost: RunCost, budget_steps: float) -> int | None:
+def run_length(grid: tuple[int, int, int], chunk: int, cost: RunCost, budget_steps: float) -> int | None:
     """Blocks per run of a sample within ``budget_steps``, or None where the whole launch fits the budget or a
     sample would cost about as much as it.
 
     A run is ``chunk`` blocks (what gpusim runs at once: a run's blocks run together, touch memory first
     together, as in the whole launch) where the budget pays for the warm-up twice and ``MIN_RUNS`` runs;
-    else as long as it pays for, rounded down to whole grid rows where a row is shorter — but never so short
-    that the fixed part is most of a run's cost (then a shorter run saves little and distorts more: a chunk)."""
+    else as long as it pays for, but never so short that the fixed part is most of a run's cost (a shorter
+    run would save little). In a grid of several rows a run is whole rows — a row of a matmul's blocks
+    shares its rows of A, and the first row reads all of B — even where a row costs up to ``ROW_STRETCH``
+    times the run's share of the budget."""
+    nblocks = math.prod(grid)
+    gx, rows = grid[0], grid[1] * grid[2] > 1
     chunks = -(-nblocks // chunk)
-    if chunks * cost.of(chunk) <= budget_steps or chunks < 2 + MIN_RUNS:
-        return None
     runs = 2 + MIN_RUNS
+    if chunks * cost.of(chunk) <= budget_steps or chunks < runs:
+        return None
     if runs * cost.of(chunk) <= budget_steps:
         length = chunk
     else:
@@ -158,9 +173,11 @@ def run_length(nblocks: int, grid_x: int, chunk: int, cost: RunCost, budget_step
         if length < chunk and cost.fixed >= cost.per_block * max(length, 1):
             length = chunk
         length = max(1, min(chunk, length))
-    if grid_x <= length:
-        length -= length % grid_x
-    if nblocks < (2 + MIN_RUNS) * length:
+    if rows and gx <= length:
+        length -= length % gx
+    elif rows and runs * cost.of(gx) <= ROW_STRETCH * budget_steps:
+        length = gx
+    if nblocks < runs * length:
         return None
     return length
 
