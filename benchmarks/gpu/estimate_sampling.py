@@ -2,10 +2,12 @@
 block and from a sample of its blocks (``gpusim.sampling``, as graduate mode uses for launches too big to
 simulate whole), side by side, with the ratio sampled / whole of the time and of the terms it is made of.
 
-    python benchmarks/gpu/estimate_sampling.py --size 20 [--fraction 0.0625] [--json F] [PUZZLE ...]
+    python benchmarks/gpu/estimate_sampling.py --size 20 [--fraction 0.0625] [--chunk-lanes L] [--json F] [PUZZLE ...]
 
 ``--fraction``: the sample's budget as a share of the whole launch's steps (the budget graduate mode gives
-a launch at 2^24 is a few per cent of it). The table's worst ratio is the tolerance docs/graduate.md states
+a launch at 2^24 is a few per cent of it). ``--chunk-lanes``: gpusim's lanes per chunk for both estimates
+(default its own, 65,536): smaller chunks put a small launch in the regime of a large one — many chunks, runs
+shorter than a grid row — at a fraction of the cost. The table's worst ratio is the tolerance docs/graduate.md states
 and tests/puzzles/test_estimate_sampling.py asserts for a few puzzles. Runs on the CPU only.
 """
 
@@ -51,8 +53,13 @@ def main(argv=None) -> int:
     ap.add_argument("puzzles", nargs="*", help="numbers or slugs (default: every puzzle with bench(n))")
     ap.add_argument("--size", type=int, default=20, help="log2 of the benchmark size (default 20)")
     ap.add_argument("--fraction", type=float, default=1 / 16)
+    ap.add_argument("--chunk-lanes", type=int, default=None)
     ap.add_argument("--json", type=Path)
     args = ap.parse_args(argv)
+    if args.chunk_lanes:
+        import importlib
+
+        importlib.import_module("gpusim.launch").CHUNK_LANES = args.chunk_lanes
 
     from puzzles import registry
     from puzzles.graduate.cuda_module import restore_row_stack
@@ -90,7 +97,8 @@ def main(argv=None) -> int:
         print(f"{len(sampled)} sampled: worst ratio {worst['ratio']:.3f} ({worst['slug']}); "
               f"median |ratio - 1| {sorted(abs(r['ratio'] - 1) for r in sampled)[len(sampled) // 2]:.4f}")
     if args.json:
-        args.json.write_text(json.dumps({"size": args.size, "fraction": args.fraction, "rows": rows}, indent=1))
+        args.json.write_text(json.dumps({"size": args.size, "fraction": args.fraction,
+                                         "chunk_lanes": args.chunk_lanes, "rows": rows}, indent=1))
     return 0
 
 
