@@ -44,7 +44,7 @@ ESTIMATE_MAX_STEPS = 10**15
 #: ``gpusim.sampling`` sizes its sample by (steps, not seconds, so the sample is the same on any machine)
 STEPS_PER_SECOND = 4e8
 #: a simulator job's budget (seconds of gpusim) before it samples blocks instead of simulating every one
-JOB_BUDGET_S = 90.0
+JOB_BUDGET_S = 30.0
 GPUSIM_DIR = Path(__file__).resolve().parents[2] / "gpusim"
 
 

@@ -83,7 +83,8 @@ def matmul(a, b, c):
 def test_a_sampled_matmul_reads_b_once_and_each_row_of_a_once(monkeypatch):
     """A row of blocks reads all of B: sampled alone, every run would pay B's DRAM bytes again. The first run
     (a warm-up) runs before the others and alone, so the others count what they read after it."""
-    monkeypatch.setattr(importlib.import_module("gpusim.launch"), "CHUNK_LANES", 256)  # 2 blocks a chunk: many chunks, small launch
+    # 2 blocks a chunk: a small launch of many chunks, as a large one has
+    monkeypatch.setattr(importlib.import_module("gpusim.launch"), "CHUNK_LANES", 256)
     n = 64
     a, b, c = (np.ones((n, n), np.float32) for _ in range(3))
     whole_steps = gpusim.launch(matmul, (2, 16), (32, 4), (a, b, c), trace=False).steps

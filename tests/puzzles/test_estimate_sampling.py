@@ -14,7 +14,7 @@ from puzzles import registry, workspace
 from puzzles.graduate import estimates, table
 
 #: |sampled / whole - 1| at most this: the benchmark's worst over every puzzle it samples, rounded up
-TOLERANCE = 0.10
+TOLERANCE = 0.06
 
 
 @pytest.mark.parametrize(("slug", "log2", "chunk_lanes"), [
