@@ -156,10 +156,10 @@ def run_length(grid: tuple[int, int, int], chunk: int, cost: RunCost, budget_ste
 
     A run is ``chunk`` blocks (what gpusim runs at once: a run's blocks run together, touch memory first
     together, as in the whole launch) where the budget pays for the warm-up twice and ``MIN_RUNS`` runs;
-    else as long as it pays for, but never so short that the fixed part is most of a run's cost (a shorter
-    run would save little). In a grid of several rows a run is whole rows — a row of a matmul's blocks
-    shares its rows of A, and the first row reads all of B — even where a row costs up to ``ROW_STRETCH``
-    times the run's share of the budget."""
+    else as long as it pays for — a chunk after all where the fixed part is most of a shorter run's cost (it
+    would save little) and a chunk costs at most ``ROW_STRETCH`` times a run's share. In a grid of several
+    rows a run is whole rows — a row of a matmul's blocks shares its rows of A, and the first row reads all
+    of B — even where a row costs up to ``ROW_STRETCH`` times the run's share of the budget."""
     nblocks = math.prod(grid)
     gx, rows = grid[0], grid[1] * grid[2] > 1
     chunks = -(-nblocks // chunk)
@@ -169,10 +169,9 @@ def run_length(grid: tuple[int, int, int], chunk: int, cost: RunCost, budget_ste
     if runs * cost.of(chunk) <= budget_steps:
         length = chunk
     else:
-        length = int(max(budget_steps / runs - cost.fixed, 0) // max(cost.per_block, 1))
-        if length < chunk and cost.fixed >= cost.per_block * max(length, 1):
+        length = max(1, min(chunk, int(max(budget_steps / runs - cost.fixed, 0) // max(cost.per_block, 1))))
+        if cost.fixed >= cost.per_block * length and runs * cost.of(chunk) <= ROW_STRETCH * budget_steps:
             length = chunk
-        length = max(1, min(chunk, length))
     if rows and gx <= length:
         length -= length % gx
     elif rows and runs * cost.of(gx) <= ROW_STRETCH * budget_steps:
