@@ -80,6 +80,7 @@ def matmul(a, b, c):
         c[row, col] = acc
 
 
+@pytest.mark.slow
 def test_a_sampled_matmul_reads_b_once_and_each_row_of_a_once(monkeypatch):
     """A row of blocks reads all of B: sampled alone, every run would pay B's DRAM bytes again. The first run
     (a warm-up) runs before the others and alone, so the others count what they read after it."""

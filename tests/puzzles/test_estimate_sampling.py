@@ -20,7 +20,7 @@ TOLERANCE = 0.06
 @pytest.mark.parametrize(("slug", "log2", "chunk_lanes"), [
     ("blocks", 20, 8192),              # a map
     ("dot-product", 20, 8192),         # a reduction: a block's partial sum, then the partials
-    ("matmul-coalesced", 16, 4096),    # rows of blocks that share their rows of A and all of B
+    pytest.param("matmul-coalesced", 16, 4096, marks=pytest.mark.slow),  # rows of blocks share A's rows, all B
 ])
 def test_a_sampled_estimate_is_within_the_tolerance_of_the_whole_one(monkeypatch, slug, log2, chunk_lanes):
     monkeypatch.setattr(importlib.import_module("gpusim.launch"), "CHUNK_LANES", chunk_lanes)
