@@ -218,7 +218,7 @@ def _instrumentation(trace: Any) -> list:
 def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_mem: int = 0, *,
            instrument: bool = True, trace: Any = True, max_steps: int | None = None,
            observers: list | None = None, max_output_lines: int = DEFAULT_MAX_OUTPUT_LINES,
-           backend: str = "lanes") -> LaunchReport:
+           backend: str = "lanes", blocks: Any = None) -> LaunchReport:
     """Run ``kernel`` over ``grid`` x ``block`` threads on the CPU and report what happened.
 
     ``kernel`` is a function, a ``@cuda.jit`` dispatcher, or an IR ``Module`` from
@@ -237,6 +237,11 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     ``gpusim.backends.compiled``: the same report, faster on large launches, a compile the first time; a
     ``LaunchError`` says what it cannot run) or "auto" (compiled where ``backends.compiled.entry.choose``
     finds it pays and applies, else lanes).
+
+    ``blocks``: run only these blocks, as runs ``(first linear block id, count)`` in ascending order
+    (``gpusim.sampling``: an estimate of a launch too big to simulate whole). The launch keeps its real grid;
+    the other blocks do not run, so they leave memory untouched and count nothing. Runs on the lanes back end;
+    a kernel that syncs its grid cannot be run in part (``LaunchError``).
     """
     t0 = time.perf_counter()
     g = limits.dims(grid, "grid")
@@ -281,6 +286,14 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
                                                           CHUNK_LANES)
     if comp.grid_synchronised is None:
         comp.grid_synchronised = grid_synchronised(module)
+    runs = None if blocks is None else block_runs(blocks, info.num_blocks)
+    if runs is not None:
+        if comp.grid_synchronised:
+            raise LaunchError(f"kernel {kname!r} syncs its grid: its blocks wait for each other, so a part of them "
+                              "cannot run alone")
+        if backend == "compiled":
+            raise LaunchError("a launch of some of its blocks (blocks=) runs on the lanes back end only")
+        backend = "lanes"
     if not refused and comp.grid_synchronised:
         per_chunk = _cooperative_chunk(per_chunk, info)
     if instrument and not refused:
@@ -316,8 +329,11 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     for o in obs:
         o.start(info, list(global_infos))   # each its own list: what one observer does to it is its own
     nblocks = info.num_blocks
+    if runs is None:
+        runs = ((0, nblocks),)
+    run_blocks = sum(c for _, c in runs)
     fixed, per_lane = comp.entry_work
-    need = -(-nblocks // per_chunk) * fixed + per_lane * info.num_threads
+    need = sum(-(-c // per_chunk) for _, c in runs) * fixed + per_lane * run_blocks * info.threads_per_block
     if refused is not None:
         rt.faults[(KernelError, refused.lineno, None, ())] = refused
         refused.source_line = module.source_line(refused.lineno)
@@ -327,8 +343,8 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
         rt.record(timeout(budget), module.entry.line, None, None, None)
         rt.steps, nblocks = need, 0
     with np.errstate(all="ignore"):
-        for b0 in range(0, nblocks, per_chunk):
-            rt.start_chunk(b0, min(per_chunk, nblocks - b0))
+        for b0, end in _chunks(runs if nblocks else (), per_chunk):
+            rt.start_chunk(b0, end - b0)
             stop = True
             try:
                 comp.func(rt, *call_args)
@@ -356,7 +372,33 @@ def launch(kernel: Any, grid: Any, block: Any, args: tuple | list = (), shared_m
     for o in obs:
         o.finish(report)
     report.seconds = time.perf_counter() - t0
+    if blocks is not None:
+        report.extra["blocks_run"] = run_blocks
+        report.extra["chunk_blocks"] = per_chunk
     return report
+
+
+def block_runs(blocks: Any, num_blocks: int) -> tuple[tuple[int, int], ...]:
+    """``launch(blocks=...)`` checked: runs ``(first, count)`` of linear block ids, ascending, disjoint, inside
+    the grid (``LaunchError`` otherwise)."""
+    try:
+        runs = tuple((int(first), int(count)) for first, count in blocks)
+    except (TypeError, ValueError):
+        raise LaunchError(f"blocks must be runs (first block, count), not {blocks!r}") from None
+    end = 0
+    for first, count in runs:
+        if count < 1 or first < end or first + count > num_blocks:
+            raise LaunchError(f"blocks: the run ({first}, {count}) is empty, out of order or outside the grid's "
+                              f"{num_blocks:,} blocks")
+        end = first + count
+    return runs
+
+
+def _chunks(runs, per_chunk: int):
+    """(first, end) of each chunk of blocks that runs at once: every run cut into ``per_chunk`` blocks."""
+    for first, count in runs:
+        for b0 in range(first, first + count, per_chunk):
+            yield b0, min(b0 + per_chunk, first + count)
 
 
 def cooperative_max_blocks(threads_per_block: int) -> int:

@@ -233,7 +233,7 @@ def _estimates_only(args: argparse.Namespace, items) -> int:
     jobs = pool.Pool(max_jobs=args.jobs)
     sizes = [args.size] + ([args.ncu_size] if args.ncu else [])
     submitted = submit_estimates(jobs, cache, items, sizes, gpu, priority_size=args.ncu_size)
-    cached = [key for key, job in submitted.items() if job.result is not None]
+    cached = [key for key, job in submitted.items() if job.result is not None and job.result.get("ok")]
     print(f"{PROG}: {len(submitted) - len(cached)} simulator job(s) for {gpu.name}, {len(cached)} already "
           f"cached; at most {jobs.max_jobs} at once within {jobs.memory_budget / 2**30:.1f} GiB", file=sys.stderr)
     for slug, size in cached:

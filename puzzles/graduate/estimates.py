@@ -21,6 +21,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import math
 import os
 import sys
 import time
@@ -38,6 +39,12 @@ SIM_ELEMENTS = 1 << 24
 #: the step budget of an estimate's launches: far above any reference's work (the estimate budget and the
 #: job's timeout bound the time), so a large benchmark launch is never cut short as if it never ended
 ESTIMATE_MAX_STEPS = 10**15
+#: gpusim's steps of instrumented simulation per CPU second on the machine that fills the cache (4.7e8 for a
+#: naive matmul, a 512^3 launch of 12.1e9 steps in 26 s): turns an estimate's time budget into the steps
+#: ``gpusim.sampling`` sizes its sample by (steps, not seconds, so the sample is the same on any machine)
+STEPS_PER_SECOND = 4e8
+#: a simulator job's budget (seconds of gpusim) before it samples blocks instead of simulating every one
+JOB_BUDGET_S = 30.0
 GPUSIM_DIR = Path(__file__).resolve().parents[2] / "gpusim"
 
 
@@ -84,13 +91,14 @@ def gpu_from_dict(d: dict):
     return GPU(d["name"], d["bandwidth"], dict(d["flops"]), d.get("source", ""), machine)
 
 
-def simulate(puzzle: Puzzle, path: Path, size: int | None, gpu) -> dict:
-    """gpusim's metrics and estimate for the benchmark case (see the module docstring)."""
-    import gpusim
+def simulate(puzzle: Puzzle, path: Path, size: int | None, gpu, budget_s: float | None = None) -> dict:
+    """gpusim's metrics and estimate for the benchmark case (see the module docstring). With ``budget_s``, a
+    launch whose whole simulation would cost more than its share of the budget is estimated from a sample
+    of its blocks (``gpusim.sampling``); the step and the totals then say how many blocks ran."""
     from gpusim.observe.flops import flop_total
     from gpusim.observe.metrics import METRIC_KEYS
     from gpusim.roofline import estimate
-    from gpusim.workload import Workload
+    from gpusim.sampling import SamplingRefused, sampled_workload
 
     from ..loader import load_solution
 
@@ -106,21 +114,32 @@ def simulate(puzzle: Puzzle, path: Path, size: int | None, gpu) -> dict:
     buffers = copy.deepcopy(dict(case.buffers))
     started, cpu_started = time.perf_counter(), time.process_time()
     steps, faults = [], []
-    for step in case.launches:   # a multi-device case: every rank's launch, as one GPU runs them
-        report = gpusim.launch(solution.kernels[step.kernel], step.grid, step.block,
-                               step.arg_values(buffers), step.shared_mem, trace=False,
-                               max_steps=ESTIMATE_MAX_STEPS)
-        work = Workload.of(report)
+    budget = None if budget_s is None else budget_s * STEPS_PER_SECOND
+    simulated = 0
+    for i, step in enumerate(case.launches):   # a multi-device case: every rank's launch, as one GPU runs them
+        share = None if budget is None else max(budget, 0) / (len(case.launches) - i)
+        launch_args = (solution.kernels[step.kernel], step.grid, step.block, step.arg_values(buffers),
+                       step.shared_mem)
+        try:
+            run = sampled_workload(*launch_args, budget_steps=share, max_steps=ESTIMATE_MAX_STEPS)
+        except SamplingRefused:
+            run = sampled_workload(*launch_args, max_steps=ESTIMATE_MAX_STEPS)
+        simulated += run.steps
+        if budget is not None:
+            budget -= run.steps
+        work = run.workload
         if factor != 1.0:
             work = work.scaled(factor)
         est = estimate(work, gpu)
-        faults += [f"{type(f).__name__}: {f.message.splitlines()[0]}" for f in report.faults[:3]]
+        faults += [f"{type(f).__name__}: {f.message.splitlines()[0]}" for f in run.faults[:3]]
         steps.append({
             "kernel": step.kernel, "grid": list(work.grid), "block": _dims(step.block),
             "metrics": {k: work.metrics.get(k, 0) for k in METRIC_KEYS},
             "flops": flop_total(work.flops or {}),
             "workload": work.to_dict(),
             "estimate": asdict(est),
+            **({"sample": {"blocks": run.blocks_run, "of": run.num_blocks, "runs": len(run.runs)}}
+               if run.sampled else {}),
         })
     totals = {
         "seconds": sum(s["estimate"]["seconds"] for s in steps),
@@ -130,9 +149,15 @@ def simulate(puzzle: Puzzle, path: Path, size: int | None, gpu) -> dict:
         "flops": sum(s["estimate"]["flops"] for s in steps),
     }
     totals["bound"] = "compute" if totals["compute_seconds"] > totals["memory_seconds"] else "memory"
+    if any("sample" in s for s in steps):
+        ran = sum(s["sample"]["blocks"] if "sample" in s else math.prod(s["grid"]) for s in steps)
+        of = sum(math.prod(s["grid"]) for s in steps)
+        totals["sampled"] = {"blocks": ran, "of": of, "fraction": ran / of,
+                             "launches": sum("sample" in s for s in steps)}
     return {"puzzle": puzzle.slug, "n": size if puzzle.bench is not None else None, "case": case.name,
             "size": label, "gpu": gpu.name, "steps": steps, "totals": totals, "faults": faults,
-            "sim_seconds": time.perf_counter() - started, "sim_cpu_seconds": time.process_time() - cpu_started}
+            "sim_seconds": time.perf_counter() - started, "sim_cpu_seconds": time.process_time() - cpu_started,
+            "sim_steps": simulated}
 
 
 def _dims(d) -> list[int]:
@@ -231,4 +256,6 @@ def result_summary(result: dict[str, Any] | None) -> str:
     if "error" in result:
         return f"error: {result['error']}"
     t = result["totals"]
-    return f"{t['seconds'] * 1e6:.1f} µs ({t['bound']}-bound)"
+    sample = t.get("sampled")
+    note = f", sampled {sample['blocks']:,}/{sample['of']:,} blocks" if sample else ""
+    return f"{t['seconds'] * 1e6:.1f} µs ({t['bound']}-bound{note})"

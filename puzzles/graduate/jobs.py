@@ -1,6 +1,8 @@
 """One CPU job of graduate mode, in its own process: ``python3 -m puzzles.graduate.jobs ARGS.json RESULT.json``.
 
-* ``estimate``: gpusim's metrics and estimate for a puzzle's benchmark case (``estimates.simulate``).
+* ``estimate``: gpusim's metrics and estimate for a puzzle's benchmark case (``estimates.simulate``), within
+  a budget (``budget_s``, default ``estimates.JOB_BUDGET_S``): a launch that would cost more is estimated
+  from a sample of its blocks (``gpusim.sampling``).
 * ``verify``: the GPU's outputs of a benchmark case (an ``.npz`` the GPU worker wrote) against the
   puzzle's spec, with the checker's comparison (``puzzles.compare.first_mismatch``, the puzzle's
   tolerances). The case is rebuilt here from ``bench(n)``, which is deterministic.
@@ -42,9 +44,10 @@ def run(args: dict) -> dict:
 
     puzzle = registry.get(args["puzzle"])
     if args["kind"] == "estimate":
-        from .estimates import gpu_from_dict, simulate
+        from .estimates import JOB_BUDGET_S, gpu_from_dict, simulate
 
-        return simulate(puzzle, Path(args["path"]), args["size"], gpu_from_dict(args["gpu"]))
+        return simulate(puzzle, Path(args["path"]), args["size"], gpu_from_dict(args["gpu"]),
+                        budget_s=args.get("budget_s", JOB_BUDGET_S))
     if args["kind"] == "verify":
         return verify(puzzle, args["size"], Path(args["outputs"]))
     raise ValueError(f"unknown job kind {args['kind']!r}")

@@ -397,6 +397,7 @@ def build_row(puzzle: Puzzle, backend: str, result: dict | None, est: dict, veri
     else:
         totals = est["totals"]
         row.estimate_s, row.bound, row.flops = totals["seconds"], totals["bound"], int(totals["flops"])
+        row.estimate_sample = totals.get("sampled")
         flops_by_dtype = {}
         for step in est["steps"]:
             for dt, n in step["flops"].items():

@@ -13,6 +13,9 @@ A ``Row`` is one puzzle on one back end. Its numbers and where they come from:
 * **sim estimate**: gpusim's ``report.estimate`` for the same launch, summed over its steps (its time model,
   ``gpusim.timing_model``: latency, DRAM, L2, block starts, shared memory, atomics, FLOPs); **meas/est**:
   time / estimate, about 1 when the model is right (docs/graduate.md shows how close it is, puzzle by puzzle).
+  An estimate marked ``~`` comes from a sample of the launch's blocks (``gpusim.sampling``: a launch too big
+  to simulate whole within the job's budget); the notes say how many blocks ran, the JSON has
+  ``estimate_sample`` (blocks, of, fraction).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ class Row:
     bound: str = ""                      # gpusim's roofline: "memory" / "compute"
     estimate_s: float | None = None
     estimate_note: str = ""              # why there is no estimate
+    estimate_sample: dict | None = None  # an estimate from a sample of the blocks: {"blocks", "of", "fraction"}
     gbps: float | None = None            # bytes per second
     flops_per_s: float | None = None
     peak_fraction: float | None = None
@@ -76,6 +80,9 @@ def fill_numbers(row: Row, copy_bandwidth: float | None, roof: dict[str, float],
 
 # ----------------------------------------------------------------------------------------------- text
 
+#: before an estimate made from a sample of the launch's blocks (``gpusim.sampling``; the notes say how many)
+SAMPLED_MARK = "~"
+
 COLUMNS = ("#", "puzzle", "back end", "correct", "size", "time", "GB/s", "% of peak", "GFLOP/s", "sim estimate",
            "meas/est")
 
@@ -91,12 +98,13 @@ def cells(row: Row) -> list[str]:
     elif row.bench_check == "pass":
         correct += ", bench ok"
     bound = {"memory": " mem", "compute": " fp"}.get(row.bound, "") if row.estimate_s else ""
+    sampled = SAMPLED_MARK if row.estimate_s and row.estimate_sample else ""
     return [
         str(row.number), row.slug, row.backend, correct, row.size or "—", fmt_time(row.time_s),
         "—" if row.gbps is None else sig(row.gbps / 1e9),
         "—" if row.peak_fraction is None else f"{sig(100 * row.peak_fraction)}% {row.peak_kind}",
         "—" if row.flops_per_s is None else sig(row.flops_per_s / 1e9),
-        fmt_time(row.estimate_s) + bound,
+        sampled + fmt_time(row.estimate_s) + bound,
         "—" if row.ratio is None else f"{row.ratio:.2f}",
     ]
 
@@ -150,6 +158,11 @@ def notes(rows: list[Row]) -> list[str]:
     for r in rows:
         if r.size == "max" and r.bench_note:
             out[f"{r.number} {r.slug}: {r.bench_note}"] = None
+        if r.estimate_s and r.estimate_sample:
+            s = r.estimate_sample
+            out[f"{r.number} {r.slug}: {SAMPLED_MARK}estimate from a sample of {s['blocks']:,} of its {s['of']:,} "
+                f"blocks ({sig(100 * s['fraction'])} %), scaled to the whole grid (docs/graduate.md, sampled "
+                "estimates)"] = None
         if r.time_s and r.estimate_s is None and r.estimate_note:
             out[f"{r.number} {r.slug}: no simulator estimate ({r.estimate_note})"] = None
         if r.bench_check.startswith("not checked"):
