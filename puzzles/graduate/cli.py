@@ -240,11 +240,16 @@ def _estimates_only(args: argparse.Namespace, items) -> int:
         print(f"  {slug} at {estimates.size_label(size)}: cached, "
               f"{estimates.result_summary(submitted[(slug, size)].result['result'])}")
     failed = 0
+    deadline = time.monotonic() + args.estimate_budget
     try:
         while True:
             for job in jobs.take_done():
                 failed += not _record(cache, job)
             if not jobs.pending():
+                break
+            if time.monotonic() >= deadline:   # what has not finished is cut off and said so, as in a GPU run
+                for job in jobs.close(f"not finished within --estimate-budget {args.estimate_budget:g} s"):
+                    failed += not _record(cache, job)
                 break
             time.sleep(0.5)
         for job in jobs.take_done():

@@ -49,6 +49,15 @@ def test_the_simulator_jobs_run_with_textual_platformdirs_torch_and_triton_unimp
     assert re.search(r"blocks at 2\^12: \d+(\.\d+)? µs \(memory-bound\)", proc.stdout) and cache.is_file()
 
 
+def test_estimates_only_stops_at_the_estimate_budget_and_says_what_it_cut(tmp_path):
+    # 2^22 elements of puzzle 6 take gpusim seconds; a budget of a tenth of a second cuts the job off
+    cache = tmp_path / "estimates.json"
+    proc = _run(["-m", "puzzles.graduate", "6", "--reference", "--estimates-only", "--size", "4194304",
+                 "--estimates", str(cache), "--estimate-budget", "0.1"], tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "blocks at 2^22: not finished within --estimate-budget 0.1 s" in proc.stdout, proc.stdout
+
+
 def test_interpret_without_torch_and_triton_says_so_on_the_row(tmp_path):
     proc = _run(["-m", "puzzles.graduate", "6", "--reference", "--interpret"], tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr
