@@ -68,6 +68,7 @@ NOT_THE_WARP = {
     ("gpusim/observe/coalescing.py", "SECTOR = 32"): "bytes per sector",
     ("gpusim/timing_model.py", "SECTOR = 32"): "bytes per sector",
     ("gpusim/timing_model.py", "max_blocks_per_sm=32"): "the H200's resident blocks per SM",
+    ("gpusim/backends/compiled/driver.py", "RETRY_SPLIT = 32"): "launches before a split is retried",
     ("gpusim/roofline.py", "2048, 32,"): "resident blocks per SM",
     ("gpusim/runtime/output.py", "MAX_PRINT_ITEMS = 32"): "numba-cuda's print() limit",
     ("gpusim/ir/types.py", "(8, 16, 32, 64)"): "bit widths",
